@@ -1,0 +1,1 @@
+"""Runner side: what action.yml runs on a GitHub Actions runner."""

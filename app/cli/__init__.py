@@ -1,0 +1,1 @@
+"""The `odw` command line."""

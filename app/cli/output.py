@@ -1,0 +1,25 @@
+"""Plain-text tables and JSON printing shared by the commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+
+
+def print_json(data: object) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, width: int = 60) -> str:
+    """Left-aligned columns; the last column is cut to `width` characters."""
+    cut = [[*r[:-1], _cut(r[-1], width)] if r else [] for r in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cut]) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cut]
+    return "\n".join(lines)
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

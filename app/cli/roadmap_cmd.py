@@ -1,0 +1,99 @@
+"""`odw roadmap` and `odw next`: read a roadmap, report problems and the frontier."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.cli.errors import UserError
+from app.cli.output import print_json, table
+from app.core.roadmap import Problem, Roadmap, parse_roadmap
+from app.core.selection import frontier
+
+DEFAULT_ROADMAP = "docs/roadmap.md"
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("roadmap", help="parse a roadmap and report its tasks and problems")
+    p.add_argument("path", nargs="?", default=DEFAULT_ROADMAP, metavar="PATH")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run_roadmap)
+
+    n = sub.add_parser("next", help="list the tasks ready to start and what blocks the rest")
+    n.add_argument("path", nargs="?", default=DEFAULT_ROADMAP, metavar="PATH")
+    n.add_argument(
+        "--taken",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="id taken by a live attempt (repeatable)",
+    )
+    n.add_argument(
+        "--held",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="id held by a surviving branch (repeatable)",
+    )
+    n.add_argument("--json", action="store_true", help="print JSON")
+    n.set_defaults(func=run_next)
+
+
+def load_roadmap(path: str) -> Roadmap:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read roadmap {path}: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"cannot read roadmap {path}: not UTF-8 text ({exc.reason})") from None
+    return parse_roadmap(text.removeprefix("\ufeff"))
+
+
+def _problems(roadmap: Roadmap) -> list[str]:
+    def fmt(level: str, p: Problem) -> str:
+        return f"{level} [{p.kind}] {p.message}"
+
+    return [fmt("error", p) for p in roadmap.errors] + [fmt("warning", p) for p in roadmap.warnings]
+
+
+def run_roadmap(args: argparse.Namespace) -> int:
+    roadmap = load_roadmap(args.path)
+    if args.json:
+        print_json(roadmap.to_json())
+    else:
+        rows = [
+            [
+                t.id,
+                "done" if t.done else "open",
+                str(t.line),
+                ", ".join(t.requires) or "-",
+                (f"(addendum of {t.addendum_of}) " if t.addendum_of else "") + t.title,
+            ]
+            for t in roadmap.tasks
+        ]
+        print(table(["ID", "STATE", "LINE", "REQUIRES", "TITLE"], rows))
+        for line in _problems(roadmap):
+            print(line)
+    return 0 if roadmap.valid else 2
+
+
+def run_next(args: argparse.Namespace) -> int:
+    roadmap = load_roadmap(args.path)
+    result = frontier(roadmap, taken=args.taken, held=args.held)
+    if args.json:
+        out = result.to_json()
+        out["errors"] = [p.to_json() for p in roadmap.errors]
+        out["warnings"] = [p.to_json() for p in roadmap.warnings]
+        print_json(out)
+    else:
+        if not roadmap.valid:
+            print("nothing is scheduled from a roadmap with errors")
+        ready_rows = [[c.id, c.kind, c.branch, ", ".join(c.subtasks) or "-"] for c in result.ready]
+        print(table(["READY", "KIND", "BRANCH", "SUBTASKS"], ready_rows))
+        print()
+        print(table(["BLOCKED", "MISSING"], [[b.id, ", ".join(b.missing)] for b in result.blocked]))
+        for line in _problems(roadmap):
+            print(line)
+    return 0 if roadmap.valid else 2

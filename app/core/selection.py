@@ -1,0 +1,113 @@
+"""Selection: which tasks may start now, and what the others are waiting for.
+
+Readiness is derived from the roadmap on the base branch plus two sets the
+caller knows: ids taken by live attempts and ids held by surviving branches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from app.core.naming import addendum_branch, task_branch
+from app.core.roadmap import Roadmap, Task
+
+CandidateKind = Literal["normal", "addendum"]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A unit of work that may be dispatched now."""
+
+    id: str
+    kind: CandidateKind
+    branch: str
+    subtasks: tuple[str, ...]
+    line: int
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "branch": self.branch,
+            "subtasks": list(self.subtasks),
+        }
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """An open task and the dependencies it still waits for."""
+
+    id: str
+    missing: tuple[str, ...]
+    line: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"id": self.id, "missing": list(self.missing)}
+
+
+@dataclass(frozen=True)
+class Frontier:
+    ready: tuple[Candidate, ...]
+    blocked: tuple[Blocked, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "ready": [c.to_json() for c in self.ready],
+            "blocked": [b.to_json() for b in self.blocked],
+        }
+
+
+def frontier(roadmap: Roadmap, *, taken: Iterable[str] = (), held: Iterable[str] = ()) -> Frontier:
+    """The ready frontier in document order; nothing at all from an invalid roadmap."""
+    if not roadmap.valid:
+        return Frontier(ready=(), blocked=())
+    busy = set(taken) | set(held)
+    ready: list[Candidate] = []
+    blocked: list[Blocked] = []
+    for task in roadmap.tasks:
+        if task.is_addendum:
+            continue
+        if task.done:
+            _addendum_pass(roadmap, task, busy, ready, blocked)
+            continue
+        missing = roadmap.missing(task)
+        if missing:
+            blocked.append(Blocked(task.id, tuple(missing), task.line))
+        elif task.id not in busy:
+            ready.append(Candidate(task.id, "normal", task_branch(task.id), (), task.line))
+    ready.sort(key=lambda c: c.line)
+    blocked.sort(key=lambda b: b.line)
+    return Frontier(ready=tuple(ready), blocked=tuple(blocked))
+
+
+def _addendum_pass(
+    roadmap: Roadmap,
+    parent: Task,
+    busy: set[str],
+    ready: list[Candidate],
+    blocked: list[Blocked],
+) -> None:
+    """Open addenda of a ticked parent run together on the parent's addendum branch."""
+    open_addenda = [a for a in roadmap.addenda(parent.id) if not a.done]
+    if not open_addenda:
+        return
+    runnable: list[Task] = []
+    for a in open_addenda:
+        missing = roadmap.missing(a)
+        if missing:
+            blocked.append(Blocked(a.id, tuple(missing), a.line))
+        else:
+            runnable.append(a)
+    if not runnable or parent.id in busy or any(a.id in busy for a in open_addenda):
+        return
+    ready.append(
+        Candidate(
+            parent.id,
+            "addendum",
+            addendum_branch(parent.id),
+            tuple(a.id for a in runnable),
+            runnable[0].line,
+        )
+    )

@@ -1,0 +1,48 @@
+"""Shared fixtures: the installed `odw` console script and the shared corpus."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED = REPO_ROOT.parent / "shared"
+CORPUS = SHARED / "corpus" / "roadmaps"
+
+
+def odw_executable() -> str:
+    """The console script installed next to the interpreter running the tests."""
+    candidate = Path(sys.executable).with_name("odw")
+    return str(candidate) if candidate.exists() else "odw"
+
+
+RunOdw = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def run_odw() -> RunOdw:
+    """Run `odw` as a user would: a real subprocess, text output captured."""
+
+    def run(*args: str, cwd: Path | None = None, timeout: float = 120, **kw: object):
+        return subprocess.run(
+            [odw_executable(), *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+            **kw,  # type: ignore[arg-type]
+        )
+
+    return run
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip(f"the shared roadmap corpus is not beside the repository ({CORPUS})")
+    return CORPUS

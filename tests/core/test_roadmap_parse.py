@@ -1,0 +1,222 @@
+"""Parsing GIST roadmaps: tasks, wrapping, requires, success, addenda, problems."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.core.roadmap import parse_roadmap
+
+BASIC = """\
+# Roadmap
+
+## 1. Foundations
+
+Idea: build the base.
+
+### 1.1. Parse things
+
+- [x] 1.1.1. Parse the roadmap
+  into tasks across lines.
+  - Success: tasks come out in order.
+- [ ] 1.1.2 Select work. Requires 1.1.1. See docs/design.md.
+  - [ ] Verify selection order
+  - Keep it pure.
+- [X] 1.1.3. Tick boxes.
+  - Requires 1.1.1 and 1.1.2.
+
+## 2. Service
+
+### 2.1. Serve
+
+- [ ] 2.1.1. Serve webhooks.
+  - Requires phase 1.
+  - Success criteria: webhooks are answered.
+- [ ] 2.1.2. Drift gates.
+  - Requires steps 1.1-1.1 and step 2.1.
+"""
+
+
+def _task(text: str, tid: str):
+    rm = parse_roadmap(text)
+    found = [t for t in rm.tasks if t.id == tid]
+    assert found, f"{tid} not parsed"
+    return found[0]
+
+
+def test_tasks_in_document_order_with_lines() -> None:
+    rm = parse_roadmap(BASIC)
+    assert [(t.id, t.line, t.done) for t in rm.tasks] == [
+        ("1.1.1", 9, True),
+        ("1.1.2", 12, False),
+        ("1.1.3", 15, True),
+        ("2.1.1", 22, False),
+        ("2.1.2", 25, False),
+    ]
+    assert rm.valid and not rm.warnings
+
+
+FIELD_CASES = [
+    ("wrapped title joined", "1.1.1", "title", "Parse the roadmap into tasks across lines."),
+    ("success bullet", "1.1.1", "success", "tasks come out in order."),
+    ("success criteria bullet", "2.1.1", "success", "webhooks are answered."),
+    ("inline requires", "1.1.2", "requires", ("1.1.1",)),
+    ("bullet requires", "1.1.3", "requires", ("1.1.1", "1.1.2")),
+    ("phase prefix kept", "2.1.1", "requires", ("1",)),
+    ("range and step", "2.1.2", "requires", ("1.1", "2.1")),
+    (
+        "checklist without id is context",
+        "1.1.2",
+        "context",
+        ("[ ] Verify selection order", "Keep it pure."),
+    ),
+    ("capital X is done", "1.1.3", "done", True),
+]
+
+
+@pytest.mark.parametrize(
+    ("tid", "attr", "expected"), [c[1:] for c in FIELD_CASES], ids=[c[0] for c in FIELD_CASES]
+)
+def test_task_fields(tid: str, attr: str, expected: object) -> None:
+    assert getattr(_task(BASIC, tid), attr) == expected
+
+
+def test_id_without_trailing_dot_and_two_part_id() -> None:
+    rm = parse_roadmap("- [ ] 1.1 Two parts\n- [x] 3.2.1 No dot\n- [ ] 7 Not a task\n")
+    assert [(t.id, t.title) for t in rm.tasks] == [("1.1", "Two parts"), ("3.2.1", "No dot")]
+
+
+def test_addendum_under_ticked_parent() -> None:
+    text = (
+        "- [x] 1.2.3. Parent\n"
+        "  - [ ] 1.2.3.1. Follow-up\n"
+        "  - [x] 1.2.3.2. Done follow-up\n"
+        "- [ ] 1.2.4. Next\n"
+        "  - [ ] 1.2.4.1. Nested under open parent\n"
+    )
+    rm = parse_roadmap(text)
+    assert {t.id: t.addendum_of for t in rm.tasks} == {
+        "1.2.3": None,
+        "1.2.3.1": "1.2.3",
+        "1.2.3.2": "1.2.3",
+        "1.2.4": None,
+        "1.2.4.1": None,
+    }
+    assert not rm.fully_complete("1.2.3")
+
+
+def test_nested_task_with_unrelated_id_is_not_an_addendum() -> None:
+    rm = parse_roadmap("- [x] 1.2.3. Parent\n  - [ ] 4.5.6. Elsewhere\n")
+    assert _task("- [x] 1.2.3. Parent\n  - [ ] 4.5.6. Elsewhere\n", "4.5.6").addendum_of is None
+    assert rm.valid
+
+
+def test_crlf_and_tabs() -> None:
+    text = "- [ ] 1.1.1. A\r\n\t- Requires 2.2.2.\r\n- [x] 2.2.2. B\r\n"
+    rm = parse_roadmap(text)
+    assert [(t.id, t.requires, t.line) for t in rm.tasks] == [
+        ("1.1.1", ("2.2.2",), 1),
+        ("2.2.2", (), 3),
+    ]
+
+
+def test_heading_ends_a_task() -> None:
+    text = "- [ ] 1.1.1. A\n## 2. Next\n  - Requires 9.9.9.\n"
+    assert _task(text, "1.1.1").requires == ()
+
+
+def test_duplicate_ids_are_errors_with_every_line() -> None:
+    rm = parse_roadmap("- [ ] 1.1.1. A\n- [ ] 1.1.2. B\n- [x] 1.1.1. Again\n- [ ] 1.1.1. Thrice\n")
+    assert [(e.kind, e.ids, e.lines) for e in rm.errors] == [
+        ("duplicate-id", ("1.1.1",), (1, 3, 4))
+    ]
+
+
+def test_cycle_is_an_error_naming_ids_and_lines() -> None:
+    text = (
+        "- [ ] 1.1.1. A. Requires 1.1.3.\n"
+        "- [ ] 1.1.2. B\n"
+        "- [ ] 1.1.3. C. Requires 1.1.4.\n"
+        "- [ ] 1.1.4. D. Requires 1.1.1.\n"
+        "- [ ] 1.1.5. Self. Requires 1.1.5.\n"
+    )
+    rm = parse_roadmap(text)
+    assert [(e.kind, e.ids, e.lines) for e in rm.errors] == [
+        ("cycle", ("1.1.1", "1.1.3", "1.1.4"), (1, 3, 4)),
+        ("cycle", ("1.1.5",), (5,)),
+    ]
+    assert "1.1.1 (line 1)" in rm.errors[0].message
+
+
+def test_cycle_through_a_prefix() -> None:
+    text = "- [ ] 1.1.1. A. Requires phase 2.\n- [ ] 2.1.1. B. Requires step 1.1.\n"
+    rm = parse_roadmap(text)
+    assert [e.ids for e in rm.errors] == [("1.1.1", "2.1.1")]
+
+
+def test_prefix_containing_the_task_itself_means_the_rest() -> None:
+    text = (
+        "- [x] 13.3.1. A\n- [x] 13.3.2. B\n- [ ] 13.3.3. C. Requires steps 13.1-13.3.\n"
+        "- [x] 13.1.1. D\n- [x] 13.2.1. E\n"
+    )
+    rm = parse_roadmap(text)
+    assert rm.valid
+    task = _task(text, "13.3.3")
+    assert rm.missing(task) == []
+
+
+def test_unknown_dependency_is_a_warning_and_blocks() -> None:
+    rm = parse_roadmap("- [ ] 1.1.1. A\n  - Requires 9.9.9 and 1.1.2.\n- [x] 1.1.2. B\n")
+    assert rm.valid
+    assert [(w.kind, w.ids, w.lines) for w in rm.warnings] == [
+        ("unknown-dependency", ("1.1.1", "9.9.9"), (1,))
+    ]
+    assert "9.9.9" in rm.warnings[0].message and "line 1" in rm.warnings[0].message
+    assert rm.missing(rm.tasks[0]) == ["9.9.9"]
+
+
+def test_dependency_on_parent_waits_for_addenda() -> None:
+    text = "- [x] 1.1.1. P\n  - [ ] 1.1.1.1. Add\n- [ ] 1.1.2. Q. Requires 1.1.1.\n"
+    rm = parse_roadmap(text)
+    assert rm.missing(_task(text, "1.1.2")) == ["1.1.1"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_parsing_never_crashes(text: str) -> None:
+    rm = parse_roadmap(text)
+    assert isinstance(rm.to_json(), dict)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "- [ ] ",
+                "- [x] ",
+                "1.2.3",
+                "1.2",
+                ". ",
+                "Requires ",
+                "steps 1.1-1.3",
+                "phase 1",
+                "\n",
+                "\n  ",
+                "\n    ",
+                "\r\n",
+                "## 1. H\n",
+                "- Success: ",
+                "  - [ ] 1.2.3.1 ",
+                "\t",
+                "x",
+            ]
+        ),
+        max_size=60,
+    )
+)
+def test_parsing_roadmap_shaped_noise_never_crashes(parts: list[str]) -> None:
+    rm = parse_roadmap("".join(parts))
+    for p in rm.errors + rm.warnings:
+        assert p.ids and p.lines and p.message

@@ -1,0 +1,1 @@
+"""Inbound edge: signature checks, delivery parsing and routing."""
