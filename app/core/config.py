@@ -1,0 +1,133 @@
+"""The run configuration: one typed object, seed names in JSON.
+
+Every budget the core enforces comes from here, so a rehearsal (`odw simulate`)
+and a real run obey the same numbers. Invalid values are rejected with the
+field named, never clamped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+GateId = Literal["marker", "schema", "build", "contract", "static", "review"]
+GATE_IDS: tuple[str, ...] = ("marker", "schema", "build", "contract", "static", "review")
+DISPATCHED_STAGES: tuple[str, ...] = (
+    "plan",
+    "design-review",
+    "implement",
+    "gates",
+    "review",
+    "fix",
+)
+ResumeMode = Literal["assess", "review", "continue"]
+
+DEFAULT_GATE_BUDGET = 2
+DEFAULT_ROUTE_BUDGET = 2
+# Agent stages get thirty minutes unless configured; the runner enforces it and
+# reports exit 124 when it fires (seed 004 deadline semantics).
+DEFAULT_STAGE_DEADLINE = 1800.0
+
+NonNegative = Annotated[int, Field(ge=0)]
+
+
+class RunConfig(BaseModel):
+    """How one run behaves; JSON uses the seed's camelCase names."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
+    )
+
+    max_parallel: int = Field(default=2, ge=1, le=64)
+    stage_attempts: int = Field(default=2, ge=1, le=10)
+    max_design_rounds: int = Field(default=4, ge=1, le=20)
+    max_review_rounds: int = Field(default=3, ge=1, le=20)
+    gate_retry_budget: NonNegative | dict[GateId, NonNegative] = DEFAULT_GATE_BUDGET
+    route_budget: NonNegative | dict[str, NonNegative] = DEFAULT_ROUTE_BUDGET
+    auto_merge: bool = True
+    dry_run: bool = False
+    assess_partial_branches: bool = True
+    resume_partial_branches: bool = False
+    resume_mode: ResumeMode = "assess"
+    resume_task_id: str | None = None
+    resume_max_candidates: int = Field(default=4, ge=1, le=100)
+    stage_deadlines: dict[str, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
+
+    @field_validator("route_budget")
+    @classmethod
+    def _known_route_stages(cls, value: int | dict[str, int]) -> int | dict[str, int]:
+        if isinstance(value, dict):
+            _only_stages(value)
+        return value
+
+    @field_validator("stage_deadlines")
+    @classmethod
+    def _known_deadline_stages(cls, value: dict[str, float]) -> dict[str, float]:
+        _only_stages(value)
+        return value
+
+    @field_validator("resume_task_id")
+    @classmethod
+    def _dotted_id(cls, value: str | None) -> str | None:
+        if value is not None and not all(p.isdigit() for p in value.split(".")):
+            raise ValueError("must be a dotted roadmap id such as 1.2.3")
+        return value
+
+    def gate_budget(self, gate: str) -> int:
+        if isinstance(self.gate_retry_budget, int):
+            return self.gate_retry_budget
+        return self.gate_retry_budget.get(gate, DEFAULT_GATE_BUDGET)  # type: ignore[call-overload, no-any-return]
+
+    def route_budget_for(self, stage: str) -> int:
+        if isinstance(self.route_budget, int):
+            return self.route_budget
+        return self.route_budget.get(stage, DEFAULT_ROUTE_BUDGET)
+
+    def deadline(self, stage: str) -> float:
+        return self.stage_deadlines.get(stage, DEFAULT_STAGE_DEADLINE)
+
+    def to_json(self) -> dict[str, object]:
+        return self.model_dump(mode="json", by_alias=True)
+
+
+def _only_stages(value: Mapping[str, object]) -> None:
+    unknown = sorted(set(value) - set(DISPATCHED_STAGES))
+    if unknown:
+        raise ValueError(
+            f"unknown stage {unknown[0]!r}; stages are " + ", ".join(DISPATCHED_STAGES)
+        )
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot run; the message names the field."""
+
+
+def load_config(data: object, *, where: str = "config") -> RunConfig:
+    """Validate plain JSON into a RunConfig, or raise ConfigError naming the field."""
+    if data is None:
+        data = {}
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(first_error(exc, where)) from None
+
+
+def first_error(exc: ValidationError, where: str) -> str:
+    """`where.field.sub: message` for the first error pydantic found."""
+    err = exc.errors()[0]
+    loc = [str(p) for p in err["loc"] if not _is_union_tag(p)]
+    path = ".".join([where, *loc]) if loc else where
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown field"
+    return f"{path}: {msg}"
+
+
+def _is_union_tag(part: object) -> bool:
+    """Pydantic names union branches (`int`, `dict[...]`) in locations; drop them."""
+    return isinstance(part, str) and (
+        part in {"int", "str", "float", "bool"} or part.startswith(("dict[", "list["))
+    )
