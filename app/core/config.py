@@ -31,8 +31,6 @@ DEFAULT_ROUTE_BUDGET = 2
 # reports exit 124 when it fires (seed 004 deadline semantics).
 DEFAULT_STAGE_DEADLINE = 1800.0
 
-NonNegative = Annotated[int, Field(ge=0)]
-
 
 class RunConfig(BaseModel):
     """How one run behaves; JSON uses the seed's camelCase names."""
@@ -45,8 +43,8 @@ class RunConfig(BaseModel):
     stage_attempts: int = Field(default=2, ge=1, le=10)
     max_design_rounds: int = Field(default=4, ge=1, le=20)
     max_review_rounds: int = Field(default=3, ge=1, le=20)
-    gate_retry_budget: NonNegative | dict[GateId, NonNegative] = DEFAULT_GATE_BUDGET
-    route_budget: NonNegative | dict[str, NonNegative] = DEFAULT_ROUTE_BUDGET
+    gate_retry_budget: int | dict[str, int] = DEFAULT_GATE_BUDGET
+    route_budget: int | dict[str, int] = DEFAULT_ROUTE_BUDGET
     auto_merge: bool = True
     dry_run: bool = False
     assess_partial_branches: bool = True
@@ -56,12 +54,15 @@ class RunConfig(BaseModel):
     resume_max_candidates: int = Field(default=4, ge=1, le=100)
     stage_deadlines: dict[str, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
 
-    @field_validator("route_budget")
+    @field_validator("gate_retry_budget", mode="before")
     @classmethod
-    def _known_route_stages(cls, value: int | dict[str, int]) -> int | dict[str, int]:
-        if isinstance(value, dict):
-            _only_stages(value)
-        return value
+    def _gate_budgets(cls, value: object) -> object:
+        return _budget(value, GATE_IDS, "gate")
+
+    @field_validator("route_budget", mode="before")
+    @classmethod
+    def _route_budgets(cls, value: object) -> object:
+        return _budget(value, DISPATCHED_STAGES, "stage")
 
     @field_validator("stage_deadlines")
     @classmethod
@@ -79,7 +80,7 @@ class RunConfig(BaseModel):
     def gate_budget(self, gate: str) -> int:
         if isinstance(self.gate_retry_budget, int):
             return self.gate_retry_budget
-        return self.gate_retry_budget.get(gate, DEFAULT_GATE_BUDGET)  # type: ignore[call-overload, no-any-return]
+        return self.gate_retry_budget.get(gate, DEFAULT_GATE_BUDGET)
 
     def route_budget_for(self, stage: str) -> int:
         if isinstance(self.route_budget, int):
@@ -99,6 +100,23 @@ def _only_stages(value: Mapping[str, object]) -> None:
         raise ValueError(
             f"unknown stage {unknown[0]!r}; stages are " + ", ".join(DISPATCHED_STAGES)
         )
+
+
+def _budget(value: object, names: tuple[str, ...], what: str) -> object:
+    """A non-negative int, or a mapping of known names to one."""
+    if isinstance(value, Mapping):
+        for name, n in value.items():
+            if name not in names:
+                raise ValueError(f"unknown {what} {name!r}; {what}s are " + ", ".join(names))
+            _count(n, f"{name}: ")
+        return dict(value)
+    _count(value, "")
+    return value
+
+
+def _count(n: object, prefix: str) -> None:
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise ValueError(f"{prefix}must be a non-negative integer (or a mapping of them)")
 
 
 class ConfigError(ValueError):

@@ -185,6 +185,16 @@ class Decider:
             self.dispatch(t, stage, lane)
 
     def dispatch(self, t: TaskState, stage: str, lane: str) -> None:
+        if self.s.stop is not None and self.s.stop.hard:
+            self.emit(
+                ev.TaskSuspended(
+                    at=self.at,
+                    task=t.id,
+                    stage=stage,
+                    detail=f"run stopped before retrying {stage}: {self.s.stop.reason}",
+                )
+            )
+            return
         token = self.tokens()
         number = t.attempts.get(stage, 0) + 1
         self.emit(
@@ -294,8 +304,8 @@ class Decider:
         elif j.outcome == "gate":
             assert j.gate is not None
             self.gate_failure(t, stage, lane, j.gate, j.detail)
-        elif spec(stage).lanes != ("",) and t.live:
-            return  # wait for the other reviewer
+        elif spec(stage).lanes != ("",) and (t.live or t.resume_at is not None):
+            return  # wait for the other reviewer (or for resume, which re-runs the stage)
         elif j.outcome == "changes" or any(o == "changes" for o, _ in t.lane_results.values()):
             reasons = [d for o, d in t.lane_results.values() if o == "changes"] or [j.detail]
             self.review_changes(t, stage, "; ".join(reasons))
@@ -320,10 +330,7 @@ class Decider:
         limit = int(t.overrides.get("stageAttempts", self.s.config.stage_attempts))
         if t.infra_faults + 1 < limit:
             self.record_fault(t, stage, "infra", detail, retried=True)
-            if self.s.stop is not None and self.s.stop.hard:
-                self.enter(t, stage, previous=None)  # suspends until resume
-            else:
-                self.dispatch(t, stage, lane)
+            self.dispatch(t, stage, lane)  # suspends instead while the run is halted
             return
         self.record_fault(t, stage, "infra", detail, retried=False)
         self.fail(

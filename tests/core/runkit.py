@@ -81,8 +81,12 @@ class Run:
             self.finish_stage(task)
         raise AssertionError(f"{task} never reached {stage}")
 
-    def move(self, move: str, task: str | None = None, **kw: Any) -> tuple[list[ev.Event], list[Effect]]:
-        return self.feed(OperatorMove(at=AT, move=move, task=task, by="maintainer", reason="test", **kw))  # type: ignore[arg-type]
+    def move(
+        self, move: str, task: str | None = None, reason: str = "test", **kw: Any
+    ) -> tuple[list[ev.Event], list[Effect]]:
+        return self.feed(
+            OperatorMove(at=AT, move=move, task=task, by="maintainer", reason=reason, **kw)  # type: ignore[arg-type]
+        )
 
     def status(self, task: str) -> str:
         return self.state.task(task).status
