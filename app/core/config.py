@@ -136,8 +136,12 @@ def load_config(data: object, *, where: str = "config") -> RunConfig:
 def first_error(exc: ValidationError, where: str) -> str:
     """`where.field.sub: message` for the first error pydantic found."""
     err = exc.errors()[0]
-    loc = [str(p) for p in err["loc"] if not _is_union_tag(p)]
-    path = ".".join([where, *loc]) if loc else where
+    path = where
+    for part in err["loc"]:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif not _is_union_tag(part):
+            path += f".{part}"
     msg = err["msg"]
     if err["type"] == "extra_forbidden":
         msg = "unknown field"

@@ -157,19 +157,27 @@ class Engine:
             return run_result(self.state)
         pending = deque(sorted(moves, key=lambda m: m.after))
         for _ in range(self.max_steps):
-            if self._queue:
-                self.feed(self._queue.popleft())
-            elif pending and pending[0].after <= self.completions:
+            if not self._queue and pending and pending[0].after <= self.completions:
                 self.feed(self._move(pending.popleft()))
-            elif self.state.live_attempts():
-                for c in self.ports.stages.wait(self.wait_timeout):
-                    self._queue.append(self._stamp(c))
+            elif self.step():
+                continue
             elif pending:
                 self.feed(self._move(pending.popleft()))
             else:
                 self.feed(EndRun(at=self.ports.clock()))
                 return run_result(self.state)
         raise EngineError(f"the run did not settle within {self.max_steps} steps")
+
+    def step(self) -> bool:
+        """Feed one queued input, or wait once for completions; False when idle."""
+        if self._queue:
+            self.feed(self._queue.popleft())
+            return True
+        if self.state.live_attempts():
+            for c in self.ports.stages.wait(self.wait_timeout):
+                self._queue.append(self._stamp(c))
+            return True
+        return False
 
     # -- one input --------------------------------------------------------
     def feed(self, inp: Input) -> list[Effect]:

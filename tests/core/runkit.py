@@ -59,11 +59,15 @@ class Run:
         assert self.state.task(task).live.get(lane) is not None, f"{task}/{lane} is not live"
         return d
 
-    def finish(self, task: str, word: str = "pass", lane: str = "") -> tuple[list[ev.Event], list[Effect]]:
+    def finish(
+        self, task: str, word: str = "pass", lane: str = ""
+    ) -> tuple[list[ev.Event], list[Effect]]:
         d = self.live(task, lane)
         c = completion(d, word)
         return self.feed(
-            StageFinished(at=AT, task=c.task, stage=c.stage, token=c.token, verdict=c.verdict, fault=c.fault)
+            StageFinished(
+                at=AT, task=c.task, stage=c.stage, token=c.token, verdict=c.verdict, fault=c.fault
+            )
         )
 
     def finish_stage(self, task: str, word: str = "pass") -> tuple[list[ev.Event], list[Effect]]:

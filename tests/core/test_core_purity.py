@@ -8,8 +8,22 @@ from pathlib import Path
 import pytest
 
 CORE = Path(__file__).resolve().parents[2] / "app" / "core"
-FORBIDDEN = ("flask", "github", "git", "sqlalchemy", "psycopg", "requests", "subprocess",
-             "socket", "random", "secrets", "time", "uuid", "app.engine", "app.cli")
+FORBIDDEN = (
+    "flask",
+    "github",
+    "git",
+    "sqlalchemy",
+    "psycopg",
+    "requests",
+    "subprocess",
+    "socket",
+    "random",
+    "secrets",
+    "time",
+    "uuid",
+    "app.engine",
+    "app.cli",
+)
 
 
 def _imports(path: Path) -> set[str]:
@@ -24,7 +38,9 @@ def _imports(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("path", sorted(CORE.glob("*.py")), ids=lambda p: p.name)
 def test_core_module_imports_no_adapter_or_nondeterminism(path):
-    bad = sorted(n for n in _imports(path) if any(n == f or n.startswith(f + ".") for f in FORBIDDEN))
+    bad = sorted(
+        n for n in _imports(path) if any(n == f or n.startswith(f + ".") for f in FORBIDDEN)
+    )
     assert bad == [], f"{path.name} imports {bad}"
 
 

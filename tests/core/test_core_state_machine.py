@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from app.core import events as ev
+from app.core.assessment import Assessment, SalvageResult
 from app.core.effects import DispatchStage
 from app.core.events import event_from_json, event_to_json
 from app.core.inputs import (
@@ -19,7 +20,6 @@ from app.core.inputs import (
     SalvageFinished,
     StageFinished,
 )
-from app.core.assessment import Assessment, SalvageResult
 from app.core.integration import IntegrationReport
 from app.core.state import fold
 from app.engine.scripted import completion
@@ -35,13 +35,31 @@ ROADMAP = (
 )
 TASKS = ["1.1.1", "1.1.2", "1.1.3", "1.2.1", "1.2.2"]
 WORDS = st.sampled_from(
-    ["pass", "pass", "pass", "approve", "no-marker", "exit:1", "crash", "timeout", "schema-invalid",
-     "provider:503", "auth", "gate:build:a", "gate:build:b", "gate:static:x", "gate:review:r",
-     "gate:marker:m", "changes:x", "changes:y"]
+    [
+        "pass",
+        "pass",
+        "pass",
+        "approve",
+        "no-marker",
+        "exit:1",
+        "crash",
+        "timeout",
+        "schema-invalid",
+        "provider:503",
+        "auth",
+        "gate:build:a",
+        "gate:build:b",
+        "gate:static:x",
+        "gate:review:r",
+        "gate:marker:m",
+        "changes:x",
+        "changes:y",
+    ]
 )
 MOVES = st.sampled_from(["retry", "rearm", "complete", "force-start", "halt", "resume"])
-LANDED = IntegrationReport(ok=True, rebased=True, squash_merged=True, pushed=True,
-                           roadmap_marked_done=True)
+LANDED = IntegrationReport(
+    ok=True, rebased=True, squash_merged=True, pushed=True, roadmap_marked_done=True
+)
 
 
 class CoreMachine(RuleBasedStateMachine):
@@ -54,8 +72,14 @@ class CoreMachine(RuleBasedStateMachine):
         route=st.integers(0, 2),
     )
     def start(self, parallel, attempts, budget, route):
-        self.run = Run(ROADMAP, maxParallel=parallel, stageAttempts=attempts,
-                       gateRetryBudget=budget, routeBudget=route, maxReviewRounds=3)
+        self.run = Run(
+            ROADMAP,
+            maxParallel=parallel,
+            stageAttempts=attempts,
+            gateRetryBudget=budget,
+            routeBudget=route,
+            maxReviewRounds=3,
+        )
         self.check(self.run.events, self.run.effects, hard_before=False)
 
     def feed(self, inp: Input) -> None:
@@ -91,8 +115,11 @@ class CoreMachine(RuleBasedStateMachine):
         if word.startswith("changes:") and a.stage not in ("review", "design-review"):
             word = "pass"
         c = completion(d, word)
-        self.feed(StageFinished(at=AT, task=c.task, stage=c.stage, token=c.token,
-                                verdict=c.verdict, fault=c.fault))
+        self.feed(
+            StageFinished(
+                at=AT, task=c.task, stage=c.stage, token=c.token, verdict=c.verdict, fault=c.fault
+            )
+        )
 
     @rule(data=st.data(), outcome=st.sampled_from(["landed", "conflict", "fault"]))
     def answer_a_request(self, data, outcome):
@@ -102,17 +129,35 @@ class CoreMachine(RuleBasedStateMachine):
         t = data.draw(st.sampled_from(waiting))
         if t.awaiting == "integrate":
             report = LANDED if outcome == "landed" else IntegrationReport(conflicts="c")
-            self.feed(IntegrationFinished(at=AT, task=t.id, report=None if outcome == "fault" else report,
-                                          fault="crash" if outcome == "fault" else None))
+            self.feed(
+                IntegrationFinished(
+                    at=AT,
+                    task=t.id,
+                    report=None if outcome == "fault" else report,
+                    fault="crash" if outcome == "fault" else None,
+                )
+            )
         elif t.awaiting == "assess":
-            self.feed(AssessmentFinished(at=AT, task=t.id, assessment=Assessment(
-                classification=data.draw(st.sampled_from(["adopt-partial", "discard", "continue-manual"])))))
+            self.feed(
+                AssessmentFinished(
+                    at=AT,
+                    task=t.id,
+                    assessment=Assessment(
+                        classification=data.draw(
+                            st.sampled_from(["adopt-partial", "discard", "continue-manual"])
+                        )
+                    ),
+                )
+            )
         elif t.awaiting == "salvage":
             self.feed(SalvageFinished(at=AT, task=t.id, salvage=SalvageResult(classification="x")))
         elif t.awaiting == "judge":
             decision = data.draw(st.sampled_from(["continue", "recover", "fail"]))
-            self.feed(GateJudged(at=AT, task=t.id, stage=t.stage or "review", gate="review",
-                                 decision=decision))
+            self.feed(
+                GateJudged(
+                    at=AT, task=t.id, stage=t.stage or "review", gate="review", decision=decision
+                )
+            )
 
     @rule(move=MOVES, task=st.sampled_from(TASKS))
     def operator_move(self, move, task):
@@ -127,7 +172,9 @@ class CoreMachine(RuleBasedStateMachine):
 
 
 CoreMachine.TestCase.settings = settings(
-    max_examples=60, stateful_step_count=40, deadline=None,
+    max_examples=60,
+    stateful_step_count=40,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
 TestCoreMachine = CoreMachine.TestCase

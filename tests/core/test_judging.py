@@ -10,10 +10,22 @@ from app.core.verdict import Check, GateResult, ReviewReport, Verdict
 TOKEN = "attempt-token-1"
 
 
-def _verdict(stage="implement", marker="passed", code=0, report=None, checks=(), gates=(), token=TOKEN):
-    base = [Check(name="completion_marker", status=marker), Check(name="exit_code", status="passed", code=code)]
-    return Verdict(stage=stage, task="1.1.1", token=token, passed=marker == "passed",
-                   checks=base + list(checks), gates=list(gates), report=report)
+def _verdict(
+    stage="implement", marker="passed", code=0, report=None, checks=(), gates=(), token=TOKEN
+):
+    base = [
+        Check(name="completion_marker", status=marker),
+        Check(name="exit_code", status="passed", code=code),
+    ]
+    return Verdict(
+        stage=stage,
+        task="1.1.1",
+        token=token,
+        passed=marker == "passed",
+        checks=base + list(checks),
+        gates=list(gates),
+        report=report,
+    )
 
 
 CASES = [
@@ -27,20 +39,43 @@ CASES = [
     ("crash", None, Fault(kind="infra", detail="runner lost"), "infra", None),
     ("provider", None, Fault(kind="provider", detail="overloaded", status=529), "provider", None),
     ("auth", None, Fault(kind="auth", detail="401"), "auth", None),
-    ("gate-check", _verdict(checks=[Check(name="gate:contract", status="failed", reason="x")]),
-     None, "gate", "contract"),
-    ("gate-command", _verdict(gates=[GateResult(command="make test", code=1, status="failed",
-                                                tail="E   1 failed")]), None, "gate", "build"),
+    (
+        "gate-check",
+        _verdict(checks=[Check(name="gate:contract", status="failed", reason="x")]),
+        None,
+        "gate",
+        "contract",
+    ),
+    (
+        "gate-command",
+        _verdict(
+            gates=[GateResult(command="make test", code=1, status="failed", tail="E   1 failed")]
+        ),
+        None,
+        "gate",
+        "build",
+    ),
     ("review-no-report", _verdict(stage="review"), None, "infra", "schema"),
-    ("review-approve", _verdict(stage="review", report=ReviewReport(decision="approve")),
-     None, "passed", None),
-    ("review-changes", _verdict(stage="review", report=ReviewReport(decision="changes")),
-     None, "changes", "review"),
+    (
+        "review-approve",
+        _verdict(stage="review", report=ReviewReport(decision="approve")),
+        None,
+        "passed",
+        None,
+    ),
+    (
+        "review-changes",
+        _verdict(stage="review", report=ReviewReport(decision="changes")),
+        None,
+        "changes",
+        "review",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("verdict", "fault", "outcome", "gate"),
-                         [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("verdict", "fault", "outcome", "gate"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_judge(verdict, fault, outcome, gate):
     stage = verdict.stage if verdict is not None else "implement"
     j = judge(stage, TOKEN, verdict, fault)

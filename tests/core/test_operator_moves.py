@@ -105,7 +105,14 @@ def test_retry_of_a_landed_dependency_chain_lands_everything():
             _, effects = run.finish_stage(task)
             if of(Integrate, effects):
                 break
-        run.feed(IntegrationFinished(at=AT, task=task, report=IntegrationReport(
-            ok=True, rebased=True, squash_merged=True, pushed=True, roadmap_marked_done=True)))
+        run.feed(
+            IntegrationFinished(
+                at=AT,
+                task=task,
+                report=IntegrationReport(
+                    ok=True, rebased=True, squash_merged=True, pushed=True, roadmap_marked_done=True
+                ),
+            )
+        )
     assert [run.status(t) for t in ("1.1.1", "1.1.2", "1.1.3", "1.2.1")] == ["landed"] * 4
     assert run.state.landed == ["1.1.1", "1.1.2", "1.1.3", "1.2.1"]

@@ -35,8 +35,19 @@ GOOD = BranchEvidence(commits=2, task_scoped=True, execplan="Status: COMPLETE\n"
         ("landed", None, {}, False),
         ("manual-merge-ready", None, {}, False),
     ],
-    ids=["failed", "halted", "auth", "provider", "infra", "worktree", "dry-run", "disabled",
-         "no-branch", "landed", "manual-merge-ready"],
+    ids=[
+        "failed",
+        "halted",
+        "auth",
+        "provider",
+        "infra",
+        "worktree",
+        "dry-run",
+        "disabled",
+        "no-branch",
+        "landed",
+        "manual-merge-ready",
+    ],
 )
 def test_which_failures_are_assessed(status, fault, kw, expected):
     assert should_assess(status, fault=fault, **kw) is expected
@@ -54,8 +65,16 @@ def test_which_failures_are_assessed(status, fault, kw, expected):
         ("adopt-partial", {"has_branch": False}, False),
         ("adopt-partial", {"assess_enabled": False}, False),
     ],
-    ids=["partial", "manual", "infra", "complete", "discard", "evidence-error", "no-branch",
-         "disabled"],
+    ids=[
+        "partial",
+        "manual",
+        "infra",
+        "complete",
+        "discard",
+        "evidence-error",
+        "no-branch",
+        "disabled",
+    ],
 )
 def test_salvage_eligibility(cls, kw, runs):
     args = {"assess_enabled": True, "evidence_error": False, "has_branch": True, **kw}
@@ -78,12 +97,20 @@ def test_salvage_eligibility(cls, kw, runs):
     ids=lambda v: v if isinstance(v, str) else "",
 )
 def test_review_mode_first_failing_check_downgrades(change, reason):
-    action = review_mode("adopt-complete", replace(GOOD, **change), review_mode_on=True, dry_run=False)
-    assert (action.action, action.classification, action.reason) == ("report", "continue-manual", reason)
+    action = review_mode(
+        "adopt-complete", replace(GOOD, **change), review_mode_on=True, dry_run=False
+    )
+    assert (action.action, action.classification, action.reason) == (
+        "report",
+        "continue-manual",
+        reason,
+    )
 
 
 def test_review_mode_resumes_eligible_and_reports_dry_run():
-    assert review_mode("adopt-complete", GOOD, review_mode_on=True, dry_run=False).action == "resume"
+    assert (
+        review_mode("adopt-complete", GOOD, review_mode_on=True, dry_run=False).action == "resume"
+    )
     dry = review_mode("adopt-complete", GOOD, review_mode_on=True, dry_run=True)
     assert (dry.action, dry.reason) == ("report", "dry-run")
     off = review_mode("adopt-complete", GOOD, review_mode_on=False, dry_run=False)
@@ -102,8 +129,16 @@ def test_review_mode_resumes_eligible_and_reports_dry_run():
         ("Status: BLOCKED", 1, ("report", None, "plan-blocked")),
         ("Status: shipping soon", 1, ("resume", "plan", "")),
     ],
-    ids=["missing", "draft", "approved", "in-progress", "complete", "complete-no-commits",
-         "blocked", "unknown"],
+    ids=[
+        "missing",
+        "draft",
+        "approved",
+        "in-progress",
+        "complete",
+        "complete-no-commits",
+        "blocked",
+        "unknown",
+    ],
 )
 def test_continue_mode_dispatch(plan, commits, result):
     a = continue_mode(BranchEvidence(commits=commits, execplan=plan), dry_run=False)
@@ -153,4 +188,11 @@ def test_continue_mode_never_resumes_dirty_addendum_or_blocked(e, dry):
 
 @given(st.text(max_size=60))
 def test_plan_status_is_total(text):
-    assert plan_status(text) in {"draft", "approved", "in progress", "blocked", "complete", "unknown"}
+    assert plan_status(text) in {
+        "draft",
+        "approved",
+        "in progress",
+        "blocked",
+        "complete",
+        "unknown",
+    }

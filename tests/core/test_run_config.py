@@ -16,9 +16,20 @@ def test_defaults_and_json_names():
     assert data["resumeMode"] == "assess"
     assert data["resumeMaxCandidates"] == 4
     assert set(data) == {
-        "maxParallel", "stageAttempts", "maxDesignRounds", "maxReviewRounds", "gateRetryBudget",
-        "routeBudget", "autoMerge", "dryRun", "assessPartialBranches", "resumePartialBranches",
-        "resumeMode", "resumeTaskId", "resumeMaxCandidates", "stageDeadlines",
+        "maxParallel",
+        "stageAttempts",
+        "maxDesignRounds",
+        "maxReviewRounds",
+        "gateRetryBudget",
+        "routeBudget",
+        "autoMerge",
+        "dryRun",
+        "assessPartialBranches",
+        "resumePartialBranches",
+        "resumeMode",
+        "resumeTaskId",
+        "resumeMaxCandidates",
+        "stageDeadlines",
     }
     assert load_config(data) == RunConfig()
 
@@ -44,8 +55,17 @@ def test_per_gate_budget_mapping_and_route_budget_per_stage():
         ({"stageDeadlines": {"plan": 0}}, "config.stageDeadlines.plan"),
         ({"maxParalel": 2}, "config.maxParalel"),
     ],
-    ids=["zero-parallel", "text-attempts", "unknown-gate", "negative-budget", "unknown-stage",
-         "bad-mode", "bad-task-id", "zero-deadline", "typo"],
+    ids=[
+        "zero-parallel",
+        "text-attempts",
+        "unknown-gate",
+        "negative-budget",
+        "unknown-stage",
+        "bad-mode",
+        "bad-task-id",
+        "zero-deadline",
+        "typo",
+    ],
 )
 def test_invalid_values_are_rejected_naming_the_field(data, field):
     with pytest.raises(ConfigError) as err:

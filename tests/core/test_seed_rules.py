@@ -56,7 +56,9 @@ def test_verdict_carrying_another_attempts_token_is_not_evidence():
     from app.engine.scripted import completion
 
     c = completion(forged, "pass")
-    events, _ = run.feed(StageFinished(at=AT, task="1.1.1", stage="plan", token=d.token, verdict=c.verdict))
+    events, _ = run.feed(
+        StageFinished(at=AT, task="1.1.1", stage="plan", token=d.token, verdict=c.verdict)
+    )
     assert of(ev.AttemptJudged, events)[0].outcome == "infra"
     assert run.state.task("1.1.1").stage == "plan", "the stage did not pass"
 
@@ -127,14 +129,17 @@ def test_persistent_infra_fault_ends_infra_fault_unassessed_with_resume_hint():
     run = Run(maxParallel=1, stageAttempts=2)
     run.drive_to("1.1.1", "implement")
     run.finish("1.1.1", "crash")
-    events, effects = run.finish("1.1.1", "timeout")
+    _, effects = run.finish("1.1.1", "timeout")
     t = run.state.task("1.1.1")
     assert t.status == "infra-fault"
     assert 'resumePartialBranches=true and resumeMode="continue"' in run.state.stop.reason
     assert not of(Assess, effects), "infra faults are not assessed"
     assert of(Salvage, effects)[0].classification == "infra-fault"
     assert run.state.metrics.to_json() == {
-        "infraRetries": 1, "infraFaults": 1, "providerFaults": 0, "authFaults": 0
+        "infraRetries": 1,
+        "infraFaults": 1,
+        "providerFaults": 0,
+        "authFaults": 0,
     }
 
 
@@ -165,7 +170,7 @@ def test_integration_fault_is_never_retried_and_points_at_the_base():
     run = Run(maxParallel=1)
     run.drive_to("1.1.1", "review")
     run.finish_stage("1.1.1")
-    events, effects = run.feed(IntegrationFinished(at=AT, task="1.1.1", fault="integrator crashed"))
+    _, effects = run.feed(IntegrationFinished(at=AT, task="1.1.1", fault="integrator crashed"))
     assert run.status("1.1.1") == "infra-fault"
     assert not of(Integrate, effects)
     assert "origin/main" in run.state.task("1.1.1").detail
@@ -233,7 +238,9 @@ def test_review_gate_exhaustion_asks_the_judge_continue_resets_once_then_termina
     run.drive_to("1.1.1", "review")
     _, effects = run.finish_stage("1.1.1", "changes:missing tests")
     judge = of(JudgeGate, effects)[0]
-    events, _ = run.feed(GateJudged(at=AT, task="1.1.1", stage=judge.stage, gate="review", decision="continue"))
+    events, _ = run.feed(
+        GateJudged(at=AT, task="1.1.1", stage=judge.stage, gate="review", decision="continue")
+    )
     assert of(ev.SalvageDecided, events)[0].decision == "continue"
     assert run.state.task("1.1.1").stage == "fix"
     run.drive_to("1.1.1", "review")
@@ -250,7 +257,9 @@ def test_review_gate_judge_recover_routes_to_fix_and_returns_to_review():
     run.finish_stage("1.1.1", "changes:x")
     run.drive_to("1.1.1", "review")
     run.finish_stage("1.1.1", "changes:x")
-    events, effects = run.feed(GateJudged(at=AT, task="1.1.1", stage="review", gate="review", decision="recover"))
+    events, effects = run.feed(
+        GateJudged(at=AT, task="1.1.1", stage="review", gate="review", decision="recover")
+    )
     assert of(ev.TicketOpened, events)[0].route == "fix"
     events, effects = run.finish("1.1.1", "pass")
     assert of(ev.TicketClosed, events)
@@ -274,7 +283,10 @@ def test_write_less_stage_build_failure_opens_a_ticket_routes_to_fix_and_returns
     events, effects = run.finish("1.1.1", "gate:build:compile error")
     ticket = of(ev.TicketOpened, events)[0]
     assert (ticket.origin, ticket.category, ticket.capability, ticket.route) == (
-        "gates", "build-broken", "write", "fix",
+        "gates",
+        "build-broken",
+        "write",
+        "fix",
     )
     assert [d.stage for d in of(DispatchStage, effects)] == ["fix"]
     assert not of(ev.GateCharged, events), "a write-less stage never retries the gate in place"
