@@ -1,0 +1,64 @@
+"""Per-gate retry budgets charged only when a failure makes no progress (seed 001).
+
+A failure's fingerprint is a hash of its normalised reason. A gate is charged
+only when the new fingerprint equals that gate's last one, so a run whose
+failures keep moving is never penalised; a repeated failure drains the budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+_HEX = re.compile(r"\b[0-9a-f]{7,64}\b")
+_NUMBER = re.compile(r"\d+")
+_SPACE = re.compile(r"\s+")
+
+GateDecision = Literal["retry", "exhausted"]
+
+
+def normalise_reason(reason: str) -> str:
+    """Lower-case, hashes and numbers masked, whitespace collapsed.
+
+    Line numbers, durations and SHAs change between identical failures; masking
+    them keeps a repeated failure recognisable as the same one.
+    """
+    text = _HEX.sub("<hex>", reason.lower())
+    text = _NUMBER.sub("<n>", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def fingerprint(reason: str) -> str:
+    return hashlib.sha256(normalise_reason(reason).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """One gate's memory within one stage: last fingerprint and charges spent."""
+
+    fingerprint: str | None = None
+    charges: int = 0
+    salvage_used: bool = False
+
+
+@dataclass(frozen=True)
+class Charge:
+    decision: GateDecision
+    charged: bool
+    ledger: Ledger
+
+
+def charge(ledger: Ledger, print_: str, budget: int) -> Charge:
+    """Record one failure against a gate.
+
+    Unchanged fingerprint: charge one unit, or report exhaustion when the budget
+    is spent (a gate is never charged past its budget). Changed fingerprint:
+    progress, so no charge.
+    """
+    if ledger.fingerprint != print_:
+        return Charge("retry", False, Ledger(print_, ledger.charges, ledger.salvage_used))
+    if ledger.charges >= budget:
+        return Charge("exhausted", False, ledger)
+    return Charge("retry", True, Ledger(print_, ledger.charges + 1, ledger.salvage_used))

@@ -1,0 +1,100 @@
+"""Effects: what the core asks the adapters to do, as data with idempotency keys.
+
+An executor may run an effect twice (a crash between doing and recording); the
+key lets the adapter recognise the repeat. No effect ever deletes a branch.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Effect(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    key: str
+    task: str | None = None
+
+
+class DispatchStage(_Effect):
+    """Run one stage attempt of a task on its branch under a fresh token."""
+
+    kind: Literal["dispatch-stage"] = "dispatch-stage"
+    task: str
+    unit: Literal["normal", "addendum"] = "normal"
+    stage: str
+    attempt: int
+    lane: str = ""
+    token: str
+    branch: str
+    base: str
+    writes: bool
+    subtasks: list[str] = Field(default_factory=list)
+    deadline_seconds: float
+    extras: dict[str, str] = Field(default_factory=dict)
+
+
+class Integrate(_Effect):
+    """Squash the task branch onto the base under the merge lock; tick `ticks`."""
+
+    kind: Literal["integrate"] = "integrate"
+    task: str
+    branch: str
+    base: str
+    ticks: list[str]
+
+
+class Assess(_Effect):
+    kind: Literal["assess"] = "assess"
+    task: str
+    branch: str
+    base: str
+    stage: str
+    detail: str
+
+
+class Salvage(_Effect):
+    kind: Literal["salvage"] = "salvage"
+    task: str
+    branch: str
+    classification: str
+
+
+class JudgeGate(_Effect):
+    """Ask the salvage judge what to do with an exhausted review gate."""
+
+    kind: Literal["judge-gate"] = "judge-gate"
+    task: str
+    stage: str
+    gate: str
+    reason: str
+
+
+class PostCheck(_Effect):
+    kind: Literal["post-check"] = "post-check"
+    name: str
+    conclusion: Literal["success", "failure", "neutral"]
+    summary: str
+
+
+class PostComment(_Effect):
+    kind: Literal["post-comment"] = "post-comment"
+    body: str
+
+
+class FlushRemediation(_Effect):
+    kind: Literal["flush-remediation"] = "flush-remediation"
+    failed: list[str]
+
+
+Effect = (
+    DispatchStage
+    | Integrate
+    | Assess
+    | Salvage
+    | JudgeGate
+    | PostCheck
+    | PostComment
+    | FlushRemediation
+)

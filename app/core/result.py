@@ -1,0 +1,103 @@
+"""The run result: the seed's field names, derived from state alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.state import RunState, TaskState
+
+
+def run_result(s: RunState) -> dict[str, Any]:
+    results = [_task_result(s, t) for t in s.tasks.values()]
+    assessments = [
+        {
+            "id": t.id,
+            "stage": t.stage,
+            "status": t.status,
+            "classification": t.assessment.classification,
+        }
+        for t in s.tasks.values()
+        if t.assessment is not None
+    ]
+    salvages = [
+        {"id": t.id, "branch": t.branch, **t.salvage.model_dump(mode="json")}
+        for t in s.tasks.values()
+        if t.salvage is not None
+    ]
+    halted = s.stop.reason if s.stop is not None else None
+    return {
+        "runId": s.run_id,
+        "base": s.base,
+        "dryRun": s.config.dry_run,
+        "processed": list(s.landed),
+        "results": results,
+        "assessments": assessments,
+        "salvages": salvages,
+        "moves": list(s.moves),
+        "remediation": s.remediation,
+        "halted": halted,
+        "faultMetrics": s.metrics.to_json(),
+        "summary": _summary(s, results, assessments, salvages, halted),
+    }
+
+
+def _task_result(s: RunState, t: TaskState) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": t.id,
+        "kind": t.unit,
+        "branch": t.branch,
+        "status": t.status,
+        "stage": t.stage,
+        "detail": t.detail or _waiting_detail(s, t),
+        "attempts": dict(t.attempts),
+        "verdict": t.verdict,
+    }
+    if t.unit == "addendum":
+        out["subtasks"] = list(t.subtasks)
+    if t.forced:
+        out["forced"] = True
+    if t.landed_sha:
+        out["sha"] = t.landed_sha
+    if t.assessment is not None:
+        out["assessment"] = t.assessment.model_dump(mode="json", by_alias=True)
+    if t.salvage is not None:
+        out["salvage"] = t.salvage.model_dump(mode="json")
+    return out
+
+
+def _waiting_detail(s: RunState, t: TaskState) -> str:
+    if t.status != "pending" or s.roadmap is None:
+        return ""
+    if t.id in s.held:
+        return "held: a surviving branch holds this id"
+    roadmap = s.effective_roadmap()
+    task = roadmap.get(t.subtasks[0] if t.unit == "addendum" else t.id)
+    missing = roadmap.missing(task) if task is not None else []
+    if missing:
+        return "waiting for " + ", ".join(missing)
+    if s.config.dry_run:
+        return "dry run: would start"
+    if s.stop is not None:
+        return "not started: the run stopped"
+    return "not started"
+
+
+def _summary(
+    s: RunState,
+    results: list[dict[str, Any]],
+    assessments: list[dict[str, Any]],
+    salvages: list[dict[str, Any]],
+    halted: str | None,
+) -> str:
+    parts = [
+        f"{len(s.landed)} of {len(results)} task(s) landed "
+        f"(maxParallel {s.config.max_parallel}): "
+        + (", ".join(f"{r['id']}={r['status']}" for r in results) or "nothing to do")
+    ]
+    if assessments:
+        parts.append(f"assessed {len(assessments)} failed branch(es)")
+    committed = sum(1 for v in salvages if v["committed"])
+    if committed:
+        parts.append(f"salvaged artefacts on {committed} branch(es)")
+    parts.append(f"halted: {halted}" if halted else "clean stop")
+    return " | ".join(parts)

@@ -1,0 +1,378 @@
+"""Run state: the fold of the event log, and nothing else.
+
+`fold(events)` rebuilds the state from scratch; `apply` is the reducer. No
+decision lives here: the reducer only records what an event says happened, so
+replaying a log always reproduces the state the deciding code saw.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from app.core import events as ev
+from app.core.assessment import Assessment, SalvageResult
+from app.core.budgets import Ledger
+from app.core.config import RunConfig
+from app.core.pipeline import TERMINAL_FAILURES, TaskStatus, spec
+from app.core.roadmap import Roadmap, parse_roadmap
+from app.core.selection import frontier
+
+
+@dataclass
+class Attempt:
+    stage: str
+    number: int
+    lane: str
+    token: str
+
+
+@dataclass
+class Ticket:
+    number: int
+    origin: str
+    gate: str
+    category: str
+    route: str
+    reason: str
+
+
+@dataclass
+class Stop:
+    kind: str
+    reason: str
+
+    @property
+    def hard(self) -> bool:
+        """Auth and operator halts stop every dispatch, not only new tasks."""
+        return self.kind in ("auth", "operator")
+
+
+@dataclass
+class TaskState:
+    id: str
+    unit: str
+    branch: str
+    subtasks: tuple[str, ...]
+    line: int
+    requires: tuple[str, ...]
+    status: TaskStatus = "pending"
+    stage: str | None = None
+    detail: str = ""
+    resume_at: str | None = None
+    attempts: dict[str, int] = field(default_factory=dict)
+    live: dict[str, Attempt] = field(default_factory=dict)
+    lane_results: dict[str, tuple[str, str]] = field(default_factory=dict)
+    infra_faults: int = 0
+    visit_attempts: int = 0
+    ledgers: dict[str, Ledger] = field(default_factory=dict)
+    routes: dict[str, int] = field(default_factory=dict)
+    tickets_opened: int = 0
+    ticket: Ticket | None = None
+    design_rounds: int = 0
+    review_rounds: int = 0
+    feedback: str = ""
+    verdict: dict[str, Any] | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+    forced: bool = False
+    parked_by: str | None = None
+    awaiting: str | None = None
+    branch_started: bool = False
+    landed_sha: str | None = None
+    assessment: Assessment | None = None
+    salvage: SalvageResult | None = None
+
+    def ledger(self, stage: str, gate: str) -> Ledger:
+        return self.ledgers.get(f"{stage}/{gate}", Ledger())
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.live) or self.awaiting is not None
+
+
+@dataclass
+class FaultMetrics:
+    infra_retries: int = 0
+    infra_faults: int = 0
+    provider_faults: int = 0
+    auth_faults: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {
+            "infraRetries": self.infra_retries,
+            "infraFaults": self.infra_faults,
+            "providerFaults": self.provider_faults,
+            "authFaults": self.auth_faults,
+        }
+
+
+@dataclass
+class RunState:
+    run_id: str = ""
+    base: str = "main"
+    roadmap: Roadmap | None = None
+    config: RunConfig = field(default_factory=RunConfig)
+    held: tuple[str, ...] = ()
+    tasks: dict[str, TaskState] = field(default_factory=dict)
+    stop: Stop | None = None
+    metrics: FaultMetrics = field(default_factory=FaultMetrics)
+    landed: list[str] = field(default_factory=list)
+    moves: list[dict[str, Any]] = field(default_factory=list)
+    ended: bool = False
+    remediation: str = "none"
+    version: int = 0
+
+    @property
+    def started(self) -> bool:
+        return self.roadmap is not None
+
+    def task(self, task_id: str) -> TaskState:
+        return self.tasks[task_id]
+
+    def running(self) -> list[TaskState]:
+        return [t for t in self.tasks.values() if t.status == "running"]
+
+    def live_attempts(self) -> list[tuple[TaskState, Attempt]]:
+        return [(t, a) for t in self.tasks.values() for a in t.live.values()]
+
+    def clone(self) -> RunState:
+        # The parsed roadmap is immutable and shared; everything else is copied.
+        memo: dict[int, Any] = {id(self.roadmap): self.roadmap}
+        return copy.deepcopy(self, memo)
+
+    def effective_roadmap(self) -> Roadmap:
+        """The roadmap as the base branch now reads: landed work counts as ticked."""
+        assert self.roadmap is not None
+        done: set[str] = set()
+        for t in self.tasks.values():
+            if t.status == "landed":
+                done.update(t.subtasks if t.unit == "addendum" else (t.id,))
+        if not done:
+            return self.roadmap
+        return Roadmap(
+            tasks=tuple(replace(t, done=True) if t.id in done else t for t in self.roadmap.tasks),
+            errors=self.roadmap.errors,
+            warnings=self.roadmap.warnings,
+        )
+
+    def ready(self) -> list[str]:
+        """Unit ids whose dependencies have landed, in selection order.
+
+        The second guard: readiness is derived from landed work only, so a task
+        with a failed or unlanded dependency is never ready, whatever its status.
+        """
+        taken = [t.id for t in self.tasks.values() if t.status != "pending"]
+        return [c.id for c in frontier(self.effective_roadmap(), taken=taken, held=self.held).ready]
+
+
+def _units(roadmap: Roadmap) -> dict[str, TaskState]:
+    """Every open normal task, and one addendum unit per ticked parent with open addenda."""
+    units: dict[str, TaskState] = {}
+    for t in roadmap.tasks:
+        if t.is_addendum:
+            continue
+        if not t.done:
+            units[t.id] = TaskState(
+                t.id, "normal", _branch(t.id, False), (), t.line, tuple(t.requires)
+            )
+            continue
+        open_addenda = [a for a in roadmap.addenda(t.id) if not a.done]
+        if open_addenda:
+            requires = tuple(dict.fromkeys(r for a in open_addenda for r in a.requires))
+            units[t.id] = TaskState(
+                t.id,
+                "addendum",
+                _branch(t.id, True),
+                tuple(a.id for a in open_addenda),
+                open_addenda[0].line,
+                requires,
+            )
+    return dict(sorted(units.items(), key=lambda kv: kv[1].line))
+
+
+def _branch(task_id: str, addendum: bool) -> str:
+    from app.core.naming import addendum_branch, task_branch
+
+    return addendum_branch(task_id) if addendum else task_branch(task_id)
+
+
+def fold(events: Iterable[ev.Event]) -> RunState:
+    state = RunState()
+    for e in events:
+        apply(state, e)
+    return state
+
+
+def apply(s: RunState, e: ev.Event) -> None:
+    """Record one event on the state in place."""
+    s.version += 1
+    if isinstance(e, ev.RunStarted):
+        s.run_id, s.base, s.config, s.held = e.run_id, e.base, e.config, tuple(e.held)
+        s.roadmap = parse_roadmap(e.roadmap)
+        s.tasks = _units(s.roadmap)
+        return
+    if isinstance(e, ev.RunStopped):
+        s.stop = Stop(e.kind, e.reason)
+        return
+    if isinstance(e, ev.StopLifted):
+        s.stop = None
+        return
+    if isinstance(e, ev.RunHalted):
+        s.stop = Stop(
+            "operator", f"halted by {e.by}: {e.reason}" if e.reason else f"halted by {e.by}"
+        )
+        s.moves.append({"move": "halt", "by": e.by, "reason": e.reason})
+        return
+    if isinstance(e, ev.RunResumed):
+        s.stop = None
+        s.moves.append({"move": "resume", "by": e.by, "reason": e.reason})
+        return
+    if isinstance(e, ev.MoveRejected):
+        s.moves.append(
+            {"move": e.move, "task": e.task, "by": e.by, "reason": e.reason, "rejected": e.why}
+        )
+        return
+    if isinstance(e, ev.RunEnded):
+        s.ended, s.remediation = True, e.remediation
+        return
+    _apply_task(s, s.tasks[e.task], e)
+
+
+def _apply_task(s: RunState, t: TaskState, e: ev.Event) -> None:
+    if isinstance(e, ev.TaskStarted):
+        t.status, t.forced, t.detail = "running", e.forced, ""
+    elif isinstance(e, ev.StageEntered):
+        if e.forward and e.previous is not None:
+            for key in [k for k in t.ledgers if k.startswith(e.previous + "/")]:
+                del t.ledgers[key]
+        new_visit = e.previous is not None or t.stage != e.stage
+        if new_visit:
+            t.infra_faults = t.visit_attempts = 0
+            if e.stage == "design-review":
+                t.design_rounds += 1
+            elif e.stage == "review":
+                t.review_rounds += 1
+        t.stage, t.resume_at, t.lane_results, t.live = e.stage, None, {}, {}
+        t.status = "running"
+    elif isinstance(e, ev.StageDispatched):
+        t.attempts[e.stage] = t.attempts.get(e.stage, 0) + 1
+        t.visit_attempts += 1
+        t.live[e.lane] = Attempt(e.stage, e.attempt, e.lane, e.token)
+        if spec(e.stage).writes:
+            t.branch_started = True
+    elif isinstance(e, ev.AttemptJudged):
+        t.live.pop(e.lane, None)
+        t.verdict = {
+            "stage": e.stage,
+            "attempt": e.attempt,
+            "lane": e.lane or None,
+            "outcome": e.outcome,
+            "passed": e.outcome == "passed",
+            "detail": e.detail,
+            "checks": [c.model_dump(mode="json", exclude_defaults=True) for c in e.checks],
+        }
+        if e.lane:
+            t.lane_results[e.lane] = (e.outcome, e.detail)
+        if e.outcome in ("gate", "changes"):
+            t.feedback = e.detail
+    elif isinstance(e, ev.FaultRecorded):
+        m = s.metrics
+        if e.kind == "infra":
+            t.infra_faults += 1
+            if e.retried:
+                m.infra_retries += 1
+            else:
+                m.infra_faults += 1
+        elif e.kind == "provider":
+            m.provider_faults += 1
+        else:
+            m.auth_faults += 1
+    elif isinstance(e, ev.GateCharged):
+        old = t.ledger(e.stage, e.gate)
+        t.ledgers[f"{e.stage}/{e.gate}"] = Ledger(e.fingerprint, e.charges, old.salvage_used)
+    elif isinstance(e, ev.JudgeRequested):
+        t.awaiting = "judge"
+    elif isinstance(e, ev.SalvageDecided):
+        t.awaiting = None
+        if e.decision == "continue":
+            t.ledgers[f"{e.stage}/{e.gate}"] = Ledger(None, 0, salvage_used=True)
+    elif isinstance(e, ev.TicketOpened):
+        t.tickets_opened = e.ticket
+        t.routes[e.origin] = t.routes.get(e.origin, 0) + 1
+        t.ticket = Ticket(e.ticket, e.origin, e.gate, e.category, e.route, e.reason)
+    elif isinstance(e, ev.TicketClosed):
+        t.ticket = None
+    elif isinstance(e, ev.TaskFailed):
+        t.status, t.stage, t.detail, t.live = e.status, e.stage, e.detail, {}
+    elif isinstance(e, ev.TaskDeferred):
+        t.status, t.stage, t.detail, t.live = "deferred", e.stage, e.detail, {}
+    elif isinstance(e, ev.TaskParked):
+        t.status, t.parked_by = "blocked", e.because
+        t.detail = f"parked: depends on {e.because}, which did not land"
+    elif isinstance(e, ev.TaskReleased):
+        t.status, t.parked_by, t.detail = "pending", None, ""
+    elif isinstance(e, ev.TaskSuspended):
+        t.status, t.resume_at, t.detail = "pending", e.stage, e.detail
+    elif isinstance(e, ev.IntegrationRequested):
+        t.awaiting, t.stage = "integrate", "integrate"
+        t.attempts["integrate"] = t.attempts.get("integrate", 0) + 1
+    elif isinstance(e, ev.IntegrationRecorded):
+        t.awaiting = None
+    elif isinstance(e, ev.TaskLanded):
+        t.status, t.landed_sha, t.detail, t.stage = "landed", e.sha, "", "integrate"
+        s.landed.append(t.id)
+    elif isinstance(e, ev.TaskManualMergeReady):
+        t.status, t.detail = "manual-merge-ready", e.detail
+    elif isinstance(e, ev.AssessmentRequested):
+        t.awaiting = "assess"
+    elif isinstance(e, ev.AssessmentRecorded):
+        t.awaiting, t.assessment = None, e.assessment
+    elif isinstance(e, ev.SalvageRequested):
+        t.awaiting = "salvage"
+    elif isinstance(e, ev.SalvageRecorded):
+        t.awaiting, t.salvage = None, e.salvage
+    elif isinstance(e, ev.TaskRetried | ev.TaskRearmed):
+        _reset(t)
+        if isinstance(e, ev.TaskRearmed):
+            t.overrides = {**t.overrides, **e.overrides}
+        s.moves.append(
+            {
+                "move": "retry" if isinstance(e, ev.TaskRetried) else "rearm",
+                "task": t.id,
+                "by": e.by,
+                "reason": e.reason,
+            }
+        )
+    elif isinstance(e, ev.StageCompletedManually):
+        t.verdict = {
+            "stage": e.stage,
+            "outcome": "passed",
+            "passed": True,
+            "detail": "manual pass",
+            "checks": [c.model_dump(mode="json", exclude_defaults=True) for c in e.checks],
+        }
+        t.status, t.detail, t.live = "running", "", {}
+        s.moves.append(
+            {"move": "complete", "task": t.id, "stage": e.stage, "by": e.by, "reason": e.reason}
+        )
+    elif isinstance(e, ev.TaskForceStarted):
+        s.moves.append({"move": "force-start", "task": t.id, "by": e.by, "reason": e.reason})
+    elif isinstance(e, ev.StaleVerdictIgnored):
+        pass
+
+
+def _reset(t: TaskState) -> None:
+    """Back to pending: verdict and output summary cleared; restart from the base tip."""
+    t.status, t.stage, t.detail, t.resume_at = "pending", None, "", None
+    t.verdict, t.feedback, t.live, t.lane_results = None, "", {}, {}
+    t.infra_faults = t.visit_attempts = 0
+    t.ledgers, t.routes, t.ticket = {}, {}, None
+    t.design_rounds = t.review_rounds = 0
+    t.assessment = t.salvage = None
+    t.awaiting, t.forced = None, False
+
+
+def failed_units(s: RunState) -> list[TaskState]:
+    return [t for t in s.tasks.values() if t.status in TERMINAL_FAILURES]

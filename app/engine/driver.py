@@ -1,0 +1,258 @@
+"""The driver: feed inputs to `decide`, persist events, execute effects, loop.
+
+One component for every mode. Events are appended to the log (with the
+expected version) before any effect runs, so a crash leaves a log that says
+what was asked; `open` on an existing log replays it and resumes: landed tasks
+are not re-run, attempts whose process died come back as infra faults, and an
+interrupted integration is inspected, never blindly repeated.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core import events as ev
+from app.core.decide import decide
+from app.core.effects import (
+    Assess,
+    DispatchStage,
+    Effect,
+    FlushRemediation,
+    Integrate,
+    JudgeGate,
+    PostCheck,
+    PostComment,
+    Salvage,
+)
+from app.core.inputs import (
+    AssessmentFinished,
+    EndRun,
+    GateJudged,
+    Input,
+    IntegrationFinished,
+    MoveName,
+    OperatorMove,
+    SalvageFinished,
+    StageFinished,
+    StartRun,
+)
+from app.core.outstanding import attempt_key, outstanding
+from app.core.result import run_result
+from app.core.state import RunState, apply
+from app.engine.ports import (
+    AllowOneReset,
+    AssessPort,
+    Clock,
+    DiscardNotifications,
+    EventLog,
+    GateJudgePort,
+    IntegratePort,
+    LiveAttempt,
+    NotifyPort,
+    PortFault,
+    SalvagePort,
+    StageCompletion,
+    StagePort,
+    TokenSource,
+)
+
+
+class EngineError(RuntimeError):
+    """The loop cannot continue (a step limit, a missing start); nothing is lost."""
+
+
+@dataclass(frozen=True)
+class ScheduledMove:
+    """An operator move fed once `after` completions have been recorded (or when idle)."""
+
+    after: int
+    move: MoveName
+    task: str | None = None
+    by: str = "operator"
+    reason: str = ""
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Ports:
+    log: EventLog
+    stages: StagePort
+    integrator: IntegratePort
+    assessor: AssessPort
+    salvager: SalvagePort
+    tokens: TokenSource
+    clock: Clock
+    judge: GateJudgePort = field(default_factory=AllowOneReset)
+    notifier: NotifyPort = field(default_factory=DiscardNotifications)
+
+
+class Engine:
+    """Runs one run's log to quiescence through the given ports."""
+
+    def __init__(
+        self, ports: Ports, *, wait_timeout: float | None = None, max_steps: int = 100_000
+    ):
+        self.ports = ports
+        self.wait_timeout = wait_timeout
+        self.max_steps = max_steps
+        self.state = RunState()
+        self.completions = 0
+        self.new_events: list[dict[str, Any]] = []
+        self._queue: deque[Input] = deque()
+
+    # -- lifecycle --------------------------------------------------------
+    def open(self, start: StartRun | None = None) -> RunState:
+        """Start a fresh run from `start`, or replay the stored log and resume it."""
+        stored = self.ports.log.load()
+        if not stored:
+            if start is None:
+                raise EngineError("the event log is empty and no run start was given")
+            self.feed(start)
+            return self.state
+        for data in stored:
+            apply(self.state, ev.event_from_json(data))
+        if not self.state.ended:
+            self._resume()
+        return self.state
+
+    def _resume(self) -> None:
+        s = self.state
+        live = [
+            LiveAttempt(
+                key=attempt_key(s.run_id, t.id, a.stage, a.number, a.lane),
+                task=t.id,
+                stage=a.stage,
+                lane=a.lane,
+                attempt=a.number,
+                token=a.token,
+            )
+            for t, a in s.live_attempts()
+        ]
+        if live:
+            self._queue.extend(self._stamp(c) for c in self.ports.stages.recover(live))
+        for effect in outstanding(s):
+            if isinstance(effect, Integrate):
+                report = self.ports.integrator.inspect(effect)
+                self._queue.append(
+                    IntegrationFinished(
+                        at=self.ports.clock(),
+                        task=effect.task,
+                        report=report,
+                        fault=None
+                        if report is not None
+                        else "the run stopped while integrating and the base shows no landing",
+                    )
+                )
+            else:
+                self._execute(effect)
+
+    def run(self, moves: Iterable[ScheduledMove] = ()) -> dict[str, Any]:
+        """Drive until nothing is running or waiting, apply moves, end, and report."""
+        if not self.state.started:
+            raise EngineError("open() the run first")
+        if self.state.ended:
+            return run_result(self.state)
+        pending = deque(sorted(moves, key=lambda m: m.after))
+        for _ in range(self.max_steps):
+            if not self._queue and pending and pending[0].after <= self.completions:
+                self.feed(self._move(pending.popleft()))
+            elif self.step():
+                continue
+            elif pending:
+                self.feed(self._move(pending.popleft()))
+            else:
+                self.feed(EndRun(at=self.ports.clock()))
+                return run_result(self.state)
+        raise EngineError(f"the run did not settle within {self.max_steps} steps")
+
+    def step(self) -> bool:
+        """Feed one queued input, or wait once for completions; False when idle."""
+        if self._queue:
+            self.feed(self._queue.popleft())
+            return True
+        if self.state.live_attempts():
+            for c in self.ports.stages.wait(self.wait_timeout):
+                self._queue.append(self._stamp(c))
+            return True
+        return False
+
+    # -- one input --------------------------------------------------------
+    def feed(self, inp: Input) -> list[Effect]:
+        """Decide, persist, then execute; results of effects queue up as inputs."""
+        if isinstance(inp, StageFinished | IntegrationFinished):
+            self.completions += 1
+        events, effects = decide(self.state, inp, self.ports.tokens)
+        rows = [ev.event_to_json(e) for e in events]
+        if rows:
+            self.ports.log.append(rows, self.state.version)
+        for e in events:
+            apply(self.state, e)
+        self.new_events.extend(rows)
+        for effect in effects:
+            self._execute(effect)
+        return effects
+
+    def _execute(self, effect: Effect) -> None:
+        p, at = self.ports, self.ports.clock
+        if isinstance(effect, DispatchStage):
+            p.stages.start(effect)
+        elif isinstance(effect, Integrate):
+            try:
+                report = p.integrator.integrate(effect)
+            except PortFault as f:
+                self._queue.append(
+                    IntegrationFinished(at=at(), task=effect.task, fault=f.fault.detail)
+                )
+            else:
+                self._queue.append(IntegrationFinished(at=at(), task=effect.task, report=report))
+        elif isinstance(effect, Assess):
+            self._queue.append(
+                AssessmentFinished(at=at(), task=effect.task, assessment=p.assessor.assess(effect))
+            )
+        elif isinstance(effect, Salvage):
+            self._queue.append(
+                SalvageFinished(at=at(), task=effect.task, salvage=p.salvager.salvage(effect))
+            )
+        elif isinstance(effect, JudgeGate):
+            self._queue.append(
+                GateJudged(
+                    at=at(),
+                    task=effect.task,
+                    stage=effect.stage,
+                    gate=effect.gate,
+                    decision=p.judge.judge(effect),
+                )
+            )
+        elif isinstance(effect, PostCheck | PostComment | FlushRemediation):
+            p.notifier.publish(effect)
+
+    def _stamp(self, c: StageCompletion) -> StageFinished:
+        return StageFinished(
+            at=self.ports.clock(),
+            task=c.task,
+            stage=c.stage,
+            token=c.token,
+            verdict=c.verdict,
+            fault=c.fault,
+        )
+
+    def _move(self, m: ScheduledMove) -> OperatorMove:
+        return OperatorMove(
+            at=self.ports.clock(),
+            move=m.move,
+            task=m.task,
+            by=m.by,
+            reason=m.reason,
+            overrides=dict(m.overrides),
+        )
+
+
+def replay(rows: Sequence[dict[str, Any]]) -> RunState:
+    """Fold stored JSON events; unknown types or versions raise ReplayError."""
+    state = RunState()
+    for data in rows:
+        apply(state, ev.event_from_json(data))
+    return state
