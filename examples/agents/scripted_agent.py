@@ -80,10 +80,10 @@ def main() -> int:
             _set_status(plan, "COMPLETE")
     elif stage in ("design-review", "review") and report:
         decision = "changes" if word == "changes" else "approve"
-        findings = [{"summary": "scripted change request", "path": None, "line": None}]
-        Path(report).write_text(
-            json.dumps({"decision": decision, "findings": findings if decision == "changes" else []})
-        )
+        findings = []
+        if decision == "changes":
+            findings = [{"summary": "scripted change request", "path": None, "line": None}]
+        Path(report).write_text(json.dumps({"decision": decision, "findings": findings}))
     elif stage == "assess" and report:
         Path(report).write_text(json.dumps({"classification": "continue-manual", "findings": []}))
 
