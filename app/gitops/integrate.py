@@ -312,9 +312,10 @@ class _Integration:
             except TickError as exc:
                 raise _Stop(f"cannot tick {self.task_id} in {self.roadmap_path}: {exc}") from None
             path.write_bytes(edited.encode("utf-8"))
-            self._git(wt, "add", "--", self.roadmap_path)
-            self._git(wt, "commit", "--quiet", "--no-verify", "-m",
-                      f"Mark {self.task_id} done in {self.roadmap_path}")  # fmt: skip
+            message = f"Mark {self.task_id} done in {self.roadmap_path}"
+            self._git(
+                wt, "commit", "--quiet", "--no-verify", "-m", message, "--", self.roadmap_path
+            )
         steps.marked = True
 
     def _squash(self, wt: Path, steps: _Steps) -> None:
@@ -325,12 +326,13 @@ class _Integration:
         self._git(wt, "merge", "--squash", "--quiet", self.branch)
         self._git(wt, "commit", "--quiet", "--no-verify", "-F", "-",
                   input=self._message())  # fmt: skip
-        head_tree = self._git(wt, "rev-parse", "HEAD^{tree}").strip()
-        branch_tree = self._git(wt, "rev-parse", f"{self.branch}^{{tree}}").strip()
+        sha, head_tree, branch_tree = self._git(
+            wt, "rev-parse", "HEAD", "HEAD^{tree}", f"{self.branch}^{{tree}}"
+        ).split()
         if head_tree != branch_tree:
             raise _Stop(f"the squash of {self.branch} does not match the rebased branch; stopped")
         steps.squashed = True
-        steps.sha = self._git(wt, "rev-parse", "HEAD").strip()
+        steps.sha = sha
 
     def _message(self) -> str:
         title = " ".join((self.title or "").split())[:100] or f"roadmap task {self.task_id}"

@@ -29,6 +29,8 @@ class PushOutcome:
 
 
 _RACE_MARKERS = ("non-fast-forward", "fetch first", "stale info")
+# A concurrent update that won the ref while the remote was updating it: still a race.
+_LOST_UPDATE_MARKERS = ("cannot lock ref", "but expected", "incorrect old value")
 
 
 def push_head(
@@ -48,6 +50,10 @@ def push_head(
             return PushOutcome(PushStatus.PUSHED, summary)
         if flag == "!" and "[rejected]" in summary and any(m in summary for m in _RACE_MARKERS):
             return PushOutcome(PushStatus.RACE, summary)
+        said = " ".join([summary, *remote_says])
+        if flag == "!" and any(m in said for m in _LOST_UPDATE_MARKERS):
+            # The remote accepted our push but another update won the ref first.
+            return PushOutcome(PushStatus.RACE, f"{summary}: {'; '.join(remote_says)}")
         if flag == "!":
             words = "; ".join(remote_says) if remote_says else summary
             return PushOutcome(PushStatus.REFUSED, f"{summary}: {words}" if remote_says else words)
