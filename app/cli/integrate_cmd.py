@@ -6,7 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
-from app.cli.errors import UsageError
+from app.cli.errors import UsageError, UserError
 from app.cli.output import print_json
 from app.core.integration import IntegrationReport, halt_detail
 from app.gitops.integrate import (
@@ -94,6 +94,8 @@ def run_integrate(args: argparse.Namespace) -> int:
         )
     except IntegrationInputError as exc:
         raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot use data directory {data_dir}: {exc}") from None
     if args.json:
         print_json(report.model_dump(by_alias=True))
     else:

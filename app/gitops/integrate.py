@@ -24,7 +24,7 @@ from app.core.roadmap_edit import TickError, is_ticked, tick
 from app.gitops.auth import auth_env, check_url
 from app.gitops.landed import RUN_TRAILER, TASK_TRAILER, landed_state
 from app.gitops.lock import LockTimeout, MergeLock, lock_key
-from app.gitops.mirror import Mirror, normalise_remote
+from app.gitops.mirror import Mirror, MirrorBusy, normalise_remote
 from app.gitops.push import PushStatus, push_head
 from app.gitops.runner import DEFAULT_TIMEOUT, GitError, GitRunner
 
@@ -165,8 +165,7 @@ class _Integration:
         steps = _Steps()
         attempts = 0
         try:
-            self._fetch()
-            done = self._already_landed(attempts)
+            done = self._refresh(attempts)
             if done is not None:
                 return done
             local = [self.branch, integration_branch(self.task_id)]
@@ -196,8 +195,7 @@ class _Integration:
                                 f"{self.base} kept moving: {attempts} push(es) rejected as "
                                 "non-fast-forward; run the integration again"
                             )
-                        self._fetch()
-                        done = self._already_landed(attempts)
+                        done = self._refresh(attempts)
                         if done is not None:
                             return done
             finally:
@@ -206,6 +204,8 @@ class _Integration:
             return self._report(steps, attempts, summary=stop.summary, conflicts=stop.conflicts)
         except GitError as exc:
             return self._report(steps, attempts, summary=f"git failed: {exc}")
+        except (MirrorBusy, OSError) as exc:
+            return self._report(steps, attempts, summary=f"cannot use the mirror cache: {exc}")
 
     def _report(
         self,
@@ -233,13 +233,24 @@ class _Integration:
             summary=summary,
         )
 
-    def _fetch(self) -> None:
+    def _refresh(self, attempts: int) -> IntegrationReport | None:
+        """Fetch base and branch; a report when the task already landed, else None.
+
+        A task branch deleted after landing must not turn a rerun into a failure, so
+        when the pair cannot be fetched the base alone is fetched and checked.
+        """
         try:
             self.mirror.fetch([self.base, self.branch])
-        except GitError as exc:
-            raise _Stop(
-                f"cannot fetch {self.base} and {self.branch} from {self.mirror.remote}: {exc}"
-            ) from None
+        except GitError as both:
+            remote = self.mirror.remote
+            try:
+                self.mirror.fetch([self.base])
+            except GitError:
+                raise _Stop(f"cannot fetch {self.base} from {remote}: {both}") from None
+            if (done := self._already_landed(attempts)) is not None:
+                return done
+            raise _Stop(f"cannot fetch {self.branch} from {remote}: {both}") from None
+        return self._already_landed(attempts)
 
     def _already_landed(self, attempts: int) -> IntegrationReport | None:
         state = landed_state(

@@ -36,8 +36,8 @@ class MergeLock(Protocol):
 
 
 def lock_key(repo: str, base: str) -> str:
-    """The key integrations of `base` in `repo` serialise on."""
-    return f"{repo.rstrip('/')}#{base}"
+    """The key integrations of `base` in `repo` serialise on (`r`, `r/` and `r.git` alike)."""
+    return f"{repo.rstrip('/').removesuffix('.git')}#{base}"
 
 
 class InProcessMergeLock:

@@ -7,13 +7,14 @@ a process that died are swept the next time the mirror is used.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import shutil
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 
 import filelock
@@ -31,6 +32,10 @@ def normalise_remote(repo: str) -> str:
     return str(Path(repo).expanduser().resolve())
 
 
+class MirrorBusy(RuntimeError):
+    """Another process kept the mirror locked past the deadline."""
+
+
 class Mirror:
     """One bare mirror of `remote` at `path`; `origin` is the remote, without credentials."""
 
@@ -43,15 +48,21 @@ class Mirror:
         self.worktrees = root / "worktrees" / self.path.stem
         self._lock_path = root / "mirrors" / f"{self.path.name}.lock"
 
-    def locked(self) -> AbstractContextManager[object]:
+    @contextmanager
+    def locked(self) -> Iterator[None]:
         """Mirror-wide mutations (fetch, worktree add/remove) from any process, one at a time."""
         self._lock_path.parent.mkdir(parents=True, exist_ok=True)
-        return filelock.FileLock(
-            str(self._lock_path),
-            timeout=MIRROR_LOCK_TIMEOUT,
-            is_singleton=False,
-            thread_local=False,
-        )
+        lock = filelock.FileLock(str(self._lock_path), is_singleton=False, thread_local=False)
+        try:
+            lock.acquire(timeout=MIRROR_LOCK_TIMEOUT, poll_interval=0.02)
+        except filelock.Timeout:
+            raise MirrorBusy(
+                f"the mirror {self.path} stayed locked for {MIRROR_LOCK_TIMEOUT:g} s"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     def _ensure(self) -> None:
         if (self.path / "HEAD").is_file():
@@ -90,27 +101,27 @@ class Mirror:
 
     def delete_branches(self, names: Sequence[str]) -> None:
         """Drop local branches an integration made; missing ones are fine."""
-        with self.locked():
-            for name in names:
-                self.runner.run("branch", "-D", "--quiet", name, cwd=self.path, check=False)
+        with self.locked(), contextlib.suppress(GitError):
+            self.runner.run("branch", "-D", "--quiet", *names, cwd=self.path, check=False)
 
     def _remove(self, path: Path) -> None:
-        self.runner.run(
-            "worktree", "remove", "--force", "--force", str(path), cwd=self.path, check=False
-        )
+        """Best effort, every step: a failed git call must not keep the directory."""
+        with contextlib.suppress(GitError):
+            self.runner.run("worktree", "remove", "--force", "--force", str(path), cwd=self.path,
+                            check=False)  # fmt: skip
         shutil.rmtree(path, ignore_errors=True)
-        self.runner.run("worktree", "prune", cwd=self.path, check=False)
+        with contextlib.suppress(GitError):
+            self.runner.run("worktree", "prune", cwd=self.path, check=False)
 
     def _sweep(self) -> None:
         """Remove worktrees whose creating process is gone (a crash or a kill)."""
-        if not self.worktrees.is_dir():
+        if self.worktrees.is_dir():
+            for entry in self.worktrees.iterdir():
+                pid = entry.name.split("-", 1)[0]
+                if not (pid.isdigit() and _alive(int(pid))):
+                    self._remove(entry)
+        with contextlib.suppress(GitError):
             self.runner.run("worktree", "prune", cwd=self.path, check=False)
-            return
-        for entry in self.worktrees.iterdir():
-            pid = entry.name.split("-", 1)[0]
-            if not (pid.isdigit() and _alive(int(pid))):
-                self._remove(entry)
-        self.runner.run("worktree", "prune", cwd=self.path, check=False)
 
     def live_worktrees(self) -> list[Path]:
         return sorted(self.worktrees.iterdir()) if self.worktrees.is_dir() else []
@@ -128,4 +139,4 @@ def _alive(pid: int) -> bool:
     return True
 
 
-__all__ = ["GitError", "Mirror", "normalise_remote"]
+__all__ = ["Mirror", "MirrorBusy", "normalise_remote"]

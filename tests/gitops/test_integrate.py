@@ -247,3 +247,15 @@ def test_threads_sharing_a_lock_land_every_task_once(origin: Origin, data_dir: P
     assert origin.roadmap() == roadmap_text(ALL_TASKS).replace("[ ] 1.1.1", "[x] 1.1.1").replace(
         "[ ] 1.1.2", "[x] 1.1.2"
     ).replace("[ ] 1.1.3", "[x] 1.1.3").replace("[ ] 1.1.4", "[x] 1.1.4")
+
+
+def test_rerun_after_the_task_branch_was_deleted_still_reports_landed(
+    origin: Origin, data_dir: Path
+):
+    branch = origin.task_branch("1.1.2")
+    first = land(origin, "1.1.2", data_dir)
+    git("branch", "-D", branch, cwd=origin.path)  # cleaned up after landing
+    refs = origin.refs()
+    again = land(origin, "1.1.2", data_dir)
+    assert again.complete and again.attempts == 0 and again.sha == first.sha
+    assert origin.refs() == refs

@@ -80,13 +80,13 @@ def test_concurrent_processes_and_an_external_pusher(origin: Origin, data_dir: P
             sha = origin.external_commit(work, f"external/{n}.txt", f"{n}\n")
             if sha:
                 external.append(sha)
-            stop.wait(0.2)
+            stop.wait(0.3)
 
     thread = threading.Thread(target=pusher)
     thread.start()
     procs = [
         subprocess.Popen(
-            [odw_executable(), *cli_args(origin, tid, data_dir, "--json")],
+            [odw_executable(), *cli_args(origin, tid, data_dir, "--json", "--max-attempts", "25")],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -153,3 +153,15 @@ def test_crash_after_push_then_rerun_pushes_nothing(
     assert "push" not in spy.subcommands()
     assert origin.task_commits("1.1.4") == landed
     git("fsck", "--no-progress", cwd=origin.path)
+
+
+def test_an_unusable_data_dir_is_one_clear_line(origin: Origin, tmp_path: Path, run_odw: RunOdw):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    origin.task_branch("1.1.1")
+    refs = origin.refs()
+    done = run_odw(*cli_args(origin, "1.1.1", blocker))
+    assert done.returncode == 1
+    assert done.stderr.startswith("odw integrate: cannot use data directory")
+    assert "Traceback" not in done.stderr
+    assert origin.refs() == refs

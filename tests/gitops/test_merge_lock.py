@@ -94,7 +94,11 @@ def test_released_when_the_block_raises(lock: MergeLock) -> None:
 
 def test_keys_with_url_characters_work(lock: MergeLock) -> None:
     key = lock_key("https://example.com/o/r.git/", "release/1.x")
-    assert key == "https://example.com/o/r.git#release/1.x"
+    assert (
+        key
+        == "https://example.com/o/r#release/1.x"
+        == lock_key("https://example.com/o/r", "release/1.x")
+    )
     with lock.hold(key, timeout=1), pytest.raises(LockTimeout), lock.hold(key, timeout=0.05):
         pass
 
