@@ -259,3 +259,17 @@ def test_rerun_after_the_task_branch_was_deleted_still_reports_landed(
     again = land(origin, "1.1.2", data_dir)
     assert again.complete and again.attempts == 0 and again.sha == first.sha
     assert origin.refs() == refs
+
+
+def test_a_busy_merge_lock_is_reported_not_waited_on_forever(origin: Origin, data_dir: Path):
+    from app.gitops.lock import lock_key
+    from app.gitops.mirror import normalise_remote
+
+    origin.task_branch("1.1.1")
+    lock = InProcessMergeLock()
+    refs = origin.refs()
+    with lock.hold(lock_key(normalise_remote(str(origin.path)), "main"), timeout=1):
+        report = land(origin, "1.1.1", data_dir, lock=lock, lock_timeout=0.2)
+    assert not report.complete and report.attempts == 0
+    assert "still busy" in (report.summary or "")
+    assert origin.refs() == refs
