@@ -1,0 +1,355 @@
+"""Squash integration with fetch-rebase-retry under the merge lock.
+
+Under the lock for (repository, base): fetch; stop early if the task already
+landed; rebase the task branch onto `origin/<base>`; tick its roadmap box on the
+rebased branch; reset `integrate-<slug>` onto `origin/<base>` and squash the task
+branch into one commit with `ODW-Task`/`ODW-Run` trailers; push `HEAD:<base>`.
+A non-fast-forward rejection repeats all of it from a fresh fetch, up to
+`max_attempts` pushes; anything else stops with the reason. Only the push writes
+to origin, and the task branch on origin is never written, so a crash at any
+point leaves the base without the task or with exactly one commit for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from app.core.integration import IntegrationReport
+from app.core.naming import integration_branch
+from app.core.roadmap import parse_roadmap
+from app.core.roadmap_edit import TickError, is_ticked, tick
+from app.gitops.auth import auth_env, check_url
+from app.gitops.landed import RUN_TRAILER, TASK_TRAILER, landed_state
+from app.gitops.lock import LockTimeout, MergeLock, lock_key
+from app.gitops.mirror import Mirror, MirrorBusy, normalise_remote
+from app.gitops.push import PushStatus, push_head
+from app.gitops.runner import DEFAULT_TIMEOUT, GitError, GitRunner
+
+DEFAULT_ROADMAP = "docs/roadmap.md"
+DEFAULT_MAX_ATTEMPTS = 10
+DEFAULT_LOCK_TIMEOUT = 600.0
+DEFAULT_IDENTITY = ("ODW", "odw@localhost")
+
+_TASK_ID = re.compile(r"^\d+(?:\.\d+)+$")
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/+-]{0,199}$")
+_REF = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)(?!.*@\{)[A-Za-z0-9._/+-]+(?<![./])(?<!\.lock)$")
+
+
+class IntegrationInputError(ValueError):
+    """An argument that cannot name a task, branch, run or roadmap; nothing was touched."""
+
+
+@dataclass
+class _Steps:
+    rebased: bool = False
+    marked: bool = False
+    squashed: bool = False
+    sha: str | None = None
+
+
+class _Stop(Exception):
+    """Ends an integration with a report-worthy reason."""
+
+    def __init__(self, summary: str, conflicts: str | None = None) -> None:
+        super().__init__(summary)
+        self.summary = summary
+        self.conflicts = conflicts
+
+
+def integrate(
+    repo: str,
+    base: str,
+    branch: str,
+    task_id: str,
+    *,
+    run_id: str,
+    lock: MergeLock,
+    data_dir: Path,
+    roadmap_path: str = DEFAULT_ROADMAP,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    title: str | None = None,
+    git_timeout: float = DEFAULT_TIMEOUT,
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    token: str | None = None,
+    push_options: Sequence[str] = (),
+    identity: tuple[str, str] = DEFAULT_IDENTITY,
+) -> IntegrationReport:
+    """Land `branch` on `base` of `repo` as one squash commit for `task_id`.
+
+    Raises IntegrationInputError for arguments that cannot be right; every other
+    outcome, including failures, is an IntegrationReport. Safe to call from many
+    threads and processes at once when they share `lock` (or its backing store)
+    and `data_dir`.
+    """
+    _validate(base, branch, task_id, run_id, roadmap_path, max_attempts)
+    remote = normalise_remote(repo)
+    try:
+        check_url(remote)
+    except ValueError as exc:
+        raise IntegrationInputError(str(exc)) from None
+    data_dir = Path(data_dir)
+    name, email = identity
+    env = auth_env(data_dir, token)
+    env.update(
+        GIT_AUTHOR_NAME=name,
+        GIT_AUTHOR_EMAIL=email,
+        GIT_COMMITTER_NAME=name,
+        GIT_COMMITTER_EMAIL=email,
+    )
+    runner = GitRunner(timeout=git_timeout, env=env, secrets=[token] if token else [])
+    job = _Integration(
+        runner=runner,
+        mirror=Mirror(data_dir, remote, runner),
+        base=base,
+        branch=branch,
+        task_id=task_id,
+        run_id=run_id,
+        roadmap_path=roadmap_path,
+        max_attempts=max_attempts,
+        title=title,
+        push_options=tuple(push_options),
+    )
+    try:
+        with lock.hold(lock_key(remote, base), lock_timeout):
+            return job.run()
+    except LockTimeout as exc:
+        return IntegrationReport(
+            summary=f"{exc}: another integration of {base} is still running; try again later"
+        )
+
+
+def _validate(
+    base: str, branch: str, task_id: str, run_id: str, roadmap_path: str, max_attempts: int
+) -> None:
+    if not _TASK_ID.match(task_id):
+        raise IntegrationInputError(f"task id {task_id!r} is not a dotted number like 1.2.3")
+    if not _RUN_ID.match(run_id):
+        raise IntegrationInputError(
+            f"run id {run_id!r} must be 1-200 characters of letters, digits and ._:/+-"
+        )
+    for what, ref in (("base", base), ("branch", branch)):
+        if not _REF.match(ref):
+            raise IntegrationInputError(f"{what} {ref!r} is not a valid branch name")
+    if base == branch:
+        raise IntegrationInputError(f"the task branch and the base are both {base!r}")
+    parts = PurePosixPath(roadmap_path).parts
+    if not parts or roadmap_path.startswith("/") or ".." in parts or "\\" in roadmap_path:
+        raise IntegrationInputError(
+            f"roadmap path {roadmap_path!r} must be relative inside the repository"
+        )
+    if max_attempts < 1:
+        raise IntegrationInputError("max attempts must be at least 1")
+
+
+@dataclass
+class _Integration:
+    runner: GitRunner
+    mirror: Mirror
+    base: str
+    branch: str
+    task_id: str
+    run_id: str
+    roadmap_path: str
+    max_attempts: int
+    title: str | None
+    push_options: tuple[str, ...]
+
+    @property
+    def origin_base(self) -> str:
+        return f"refs/remotes/origin/{self.base}"
+
+    def run(self) -> IntegrationReport:
+        steps = _Steps()
+        attempts = 0
+        try:
+            done = self._refresh(attempts)
+            if done is not None:
+                return done
+            local = [self.branch, integration_branch(self.task_id)]
+            try:
+                with self.mirror.worktree(self.origin_base) as wt:
+                    while True:
+                        steps = _Steps()
+                        self._rebase(wt, steps)
+                        self._mark_done(wt, steps)
+                        self._squash(wt, steps)
+                        attempts += 1
+                        outcome = push_head(self.runner, wt, self.base, self.push_options)
+                        if outcome.status is PushStatus.PUSHED:
+                            return self._report(steps, attempts, pushed=True)
+                        if outcome.status is PushStatus.REFUSED:
+                            raise _Stop(
+                                f"push to {self.base} rejected by the remote ({outcome.message}); "
+                                "not retried: allow ODW to push to the base, or land it by hand"
+                            )
+                        if outcome.status is PushStatus.FAILED:
+                            raise _Stop(
+                                f"push to {self.base} failed: {outcome.message}; inspect origin/"
+                                f"{self.base} before retrying (a rerun detects a landed task)"
+                            )
+                        if attempts >= self.max_attempts:
+                            raise _Stop(
+                                f"{self.base} kept moving: {attempts} push(es) rejected as "
+                                "non-fast-forward; run the integration again"
+                            )
+                        done = self._refresh(attempts)
+                        if done is not None:
+                            return done
+            finally:
+                self.mirror.delete_branches(local)
+        except _Stop as stop:
+            return self._report(steps, attempts, summary=stop.summary, conflicts=stop.conflicts)
+        except GitError as exc:
+            return self._report(steps, attempts, summary=f"git failed: {exc}")
+        except (MirrorBusy, OSError) as exc:
+            return self._report(steps, attempts, summary=f"cannot use the mirror cache: {exc}")
+
+    def _report(
+        self,
+        steps: _Steps,
+        attempts: int,
+        *,
+        pushed: bool = False,
+        summary: str | None = None,
+        conflicts: str | None = None,
+    ) -> IntegrationReport:
+        if pushed and summary is None:
+            summary = (
+                f"landed {self.task_id} on {self.base} as {steps.sha} "
+                f"after {attempts} push attempt(s)"
+            )
+        return IntegrationReport(
+            ok=pushed and steps.rebased and steps.squashed and steps.marked,
+            rebased=steps.rebased,
+            squash_merged=steps.squashed,
+            pushed=pushed,
+            roadmap_marked_done=steps.marked,
+            attempts=attempts,
+            sha=steps.sha,
+            conflicts=conflicts,
+            summary=summary,
+        )
+
+    def _refresh(self, attempts: int) -> IntegrationReport | None:
+        """Fetch base and branch; a report when the task already landed, else None.
+
+        A task branch deleted after landing must not turn a rerun into a failure, so
+        when the pair cannot be fetched the base alone is fetched and checked.
+        """
+        try:
+            self.mirror.fetch([self.base, self.branch])
+        except GitError as both:
+            remote = self.mirror.remote
+            try:
+                self.mirror.fetch([self.base])
+            except GitError:
+                raise _Stop(f"cannot fetch {self.base} from {remote}: {both}") from None
+            if (done := self._already_landed(attempts)) is not None:
+                return done
+            raise _Stop(f"cannot fetch {self.branch} from {remote}: {both}") from None
+        return self._already_landed(attempts)
+
+    def _already_landed(self, attempts: int) -> IntegrationReport | None:
+        state = landed_state(
+            self.runner, self.mirror.path, self.origin_base, self.task_id, self.roadmap_path
+        )
+        if state.landed and state.ticked:
+            sha = state.commits[0]
+            return IntegrationReport(
+                ok=True,
+                rebased=True,
+                squash_merged=True,
+                pushed=True,
+                roadmap_marked_done=True,
+                attempts=attempts,
+                sha=sha,
+                summary=f"{self.task_id} had already landed on {self.base} as {sha}; "
+                "nothing pushed",
+            )
+        if state.landed:
+            raise _Stop(
+                f"{self.task_id} landed on {self.base} as {state.commits[0]} but its box in "
+                f"{self.roadmap_path} is not ticked there; tick it by hand (not pushing again)"
+            )
+        if state.ticked:
+            raise _Stop(
+                f"{self.task_id} is already ticked in {self.roadmap_path} on {self.base} but no "
+                f"commit there carries '{TASK_TRAILER}: {self.task_id}'; refusing to land it twice"
+            )
+        return None
+
+    def _git(self, wt: Path, *args: str, input: str | None = None) -> str:
+        return self.runner.run(*args, cwd=wt, input=input).stdout
+
+    def _rebase(self, wt: Path, steps: _Steps) -> None:
+        self._git(
+            wt, "switch", "--quiet", "--discard-changes", "--ignore-other-worktrees",
+            "--no-track", "-C", self.branch, f"refs/remotes/origin/{self.branch}",
+        )  # fmt: skip
+        result = self.runner.run(
+            "rebase", "--quiet", "--no-autostash", self.origin_base, cwd=wt, check=False
+        )
+        if result.returncode != 0:
+            paths = self._git(wt, "diff", "--name-only", "--diff-filter=U").split()
+            self.runner.run("rebase", "--abort", cwd=wt, check=False)
+            if not paths:
+                raise _Stop(
+                    f"rebase of {self.branch} onto origin/{self.base} failed: "
+                    f"{result.stderr.strip() or result.stdout.strip()}"
+                )
+            raise _Stop(
+                f"rebase of {self.branch} onto origin/{self.base} conflicts in "
+                f"{', '.join(paths)}; fix it on the branch (origin was not changed)",
+                conflicts="conflicting paths: " + ", ".join(paths),
+            )
+        steps.rebased = True
+
+    def _mark_done(self, wt: Path, steps: _Steps) -> None:
+        path = wt / self.roadmap_path
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _Stop(f"cannot read {self.roadmap_path} on {self.branch}: {exc}") from None
+        if self.title is None:
+            self.title = next(
+                (t.title for t in parse_roadmap(text).tasks if t.id == self.task_id), None
+            )
+        if not is_ticked(text, self.task_id):
+            try:
+                edited = tick(text, self.task_id)
+            except TickError as exc:
+                raise _Stop(f"cannot tick {self.task_id} in {self.roadmap_path}: {exc}") from None
+            path.write_bytes(edited.encode("utf-8"))
+            message = f"Mark {self.task_id} done in {self.roadmap_path}"
+            self._git(
+                wt, "commit", "--quiet", "--no-verify", "-m", message, "--", self.roadmap_path
+            )
+        steps.marked = True
+
+    def _squash(self, wt: Path, steps: _Steps) -> None:
+        self._git(
+            wt, "switch", "--quiet", "--discard-changes", "--ignore-other-worktrees",
+            "--no-track", "-C", integration_branch(self.task_id), self.origin_base,
+        )  # fmt: skip
+        self._git(wt, "merge", "--squash", "--quiet", self.branch)
+        self._git(wt, "commit", "--quiet", "--no-verify", "-F", "-",
+                  input=self._message())  # fmt: skip
+        sha, head_tree, branch_tree = self._git(
+            wt, "rev-parse", "HEAD", "HEAD^{tree}", f"{self.branch}^{{tree}}"
+        ).split()
+        if head_tree != branch_tree:
+            raise _Stop(f"the squash of {self.branch} does not match the rebased branch; stopped")
+        steps.squashed = True
+        steps.sha = sha
+
+    def _message(self) -> str:
+        title = " ".join((self.title or "").split())[:100] or f"roadmap task {self.task_id}"
+        return (
+            f"{title} ({self.task_id})\n\n"
+            f"Squash of {self.branch} onto {self.base}.\n\n"
+            f"{TASK_TRAILER}: {self.task_id}\n"
+            f"{RUN_TRAILER}: {self.run_id}\n"
+        )

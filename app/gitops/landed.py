@@ -1,0 +1,52 @@
+"""Has a task already landed? Read the base branch, never a cache of our own.
+
+A task has landed when a commit on the base carries its `ODW-Task:` trailer; it
+is done when, in addition, its roadmap box is ticked on the base.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core.roadmap_edit import is_ticked
+from app.gitops.runner import GitRunner
+
+TASK_TRAILER = "ODW-Task"
+RUN_TRAILER = "ODW-Run"
+
+
+@dataclass(frozen=True)
+class LandedState:
+    commits: tuple[str, ...]  # newest first: commits on the base with the task's trailer
+    ticked: bool  # the box is ticked in the roadmap on the base
+
+    @property
+    def landed(self) -> bool:
+        return bool(self.commits)
+
+
+def landed_state(
+    runner: GitRunner, git_dir: Path, ref: str, task_id: str, roadmap_path: str
+) -> LandedState:
+    fmt = f"%H%x1f%(trailers:key={TASK_TRAILER},valueonly,separator=%x1f)%x1e"
+    out = runner.run(
+        "log",
+        "--fixed-strings",
+        f"--grep={TASK_TRAILER}: {task_id}",
+        f"--format={fmt}",
+        ref,
+        "--",
+        cwd=git_dir,
+    ).stdout
+    commits = []
+    for record in out.split("\x1e"):
+        fields = record.strip("\n").split("\x1f")
+        if len(fields) >= 2 and task_id in (v.strip() for v in fields[1:]):
+            commits.append(fields[0])
+    return LandedState(tuple(commits), _ticked(runner, git_dir, ref, task_id, roadmap_path))
+
+
+def _ticked(runner: GitRunner, git_dir: Path, ref: str, task_id: str, path: str) -> bool:
+    shown = runner.run("show", f"{ref}:{path}", cwd=git_dir, check=False)
+    return shown.returncode == 0 and is_ticked(shown.stdout, task_id)

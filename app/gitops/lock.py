@@ -1,0 +1,96 @@
+"""The merge lock: one integration per repository and base at a time.
+
+The port is one method, `hold(key, timeout)`, a context manager that raises
+`LockTimeout` when the key stays busy. Adapters: `InProcessMergeLock` (threads of
+one process), `FileMergeLock` (processes sharing a data directory). A store-backed
+lease for the service implements the same Protocol and passes the same contract
+tests (`tests/gitops/test_merge_lock.py`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Protocol
+
+import filelock
+
+
+class LockTimeout(TimeoutError):
+    """The key was still held by someone else when the timeout passed."""
+
+    def __init__(self, key: str, timeout: float) -> None:
+        super().__init__(f"merge lock {key!r} still busy after {timeout:g} s")
+        self.key = key
+        self.timeout = timeout
+
+
+class MergeLock(Protocol):
+    def hold(self, key: str, timeout: float) -> AbstractContextManager[None]:
+        """Hold `key` exclusively for the `with` block; LockTimeout after `timeout` s."""
+        ...
+
+
+def lock_key(repo: str, base: str) -> str:
+    """The key integrations of `base` in `repo` serialise on (`r`, `r/` and `r.git` alike)."""
+    return f"{repo.rstrip('/').removesuffix('.git')}#{base}"
+
+
+class InProcessMergeLock:
+    """Threads of one process; not reentrant (a second hold by the same thread waits)."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}
+
+    def _lock(self, key: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(key, threading.Lock())
+
+    @contextmanager
+    def hold(self, key: str, timeout: float) -> Iterator[None]:
+        lock = self._lock(key)
+        if not lock.acquire(timeout=max(timeout, 0.0)):
+            raise LockTimeout(key, timeout)
+        try:
+            yield
+        finally:
+            lock.release()
+
+
+_UNSAFE = re.compile(r"[^0-9A-Za-z._-]+")
+
+
+class FileMergeLock:
+    """OS file locks under `directory`: processes and threads on one host.
+
+    The OS drops the lock when its holder dies, so a crashed integration never
+    leaves the key stuck.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+
+    def path_for(self, key: str) -> Path:
+        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+        readable = _UNSAFE.sub("-", key)[-60:].strip("-.")
+        return self.directory / f"{readable}-{digest}.lock"
+
+    @contextmanager
+    def hold(self, key: str, timeout: float) -> Iterator[None]:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        # A fresh, non-singleton lock object per hold: two threads of one process
+        # then hold two descriptors and exclude each other like two processes do.
+        lock = filelock.FileLock(str(self.path_for(key)), is_singleton=False, thread_local=False)
+        try:
+            lock.acquire(timeout=max(timeout, 0.0), poll_interval=0.02)
+        except filelock.Timeout:
+            raise LockTimeout(key, timeout) from None
+        try:
+            yield
+        finally:
+            lock.release()

@@ -1,0 +1,142 @@
+"""Bare mirror cache under the data directory, and temporary worktrees on it.
+
+One bare repository per remote, fetched rather than re-cloned. Integrations work
+in their own worktree of that mirror, removed when they finish; worktrees left by
+a process that died are swept the next time the mirror is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import filelock
+
+from app.gitops.runner import GitError, GitRunner
+
+_UNSAFE = re.compile(r"[^0-9A-Za-z._-]+")
+MIRROR_LOCK_TIMEOUT = 300.0
+
+
+def normalise_remote(repo: str) -> str:
+    """A remote as git should see it: local paths made absolute, URLs unchanged."""
+    if "://" in repo or re.match(r"^[\w.-]+@[\w.-]+:", repo):
+        return repo
+    return str(Path(repo).expanduser().resolve())
+
+
+class MirrorBusy(RuntimeError):
+    """Another process kept the mirror locked past the deadline."""
+
+
+class Mirror:
+    """One bare mirror of `remote` at `path`; `origin` is the remote, without credentials."""
+
+    def __init__(self, root: Path, remote: str, runner: GitRunner) -> None:
+        self.remote = remote
+        self.runner = runner
+        digest = hashlib.sha256(remote.encode()).hexdigest()[:16]
+        name = _UNSAFE.sub("-", remote.rstrip("/").rsplit("/", 1)[-1]).strip("-.")[:40]
+        self.path = root / "mirrors" / f"{name or 'repo'}-{digest}.git"
+        self.worktrees = root / "worktrees" / self.path.stem
+        self._lock_path = root / "mirrors" / f"{self.path.name}.lock"
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Mirror-wide mutations (fetch, worktree add/remove) from any process, one at a time."""
+        self._lock_path.parent.mkdir(parents=True, exist_ok=True)
+        lock = filelock.FileLock(str(self._lock_path), is_singleton=False, thread_local=False)
+        try:
+            lock.acquire(timeout=MIRROR_LOCK_TIMEOUT, poll_interval=0.02)
+        except filelock.Timeout:
+            raise MirrorBusy(
+                f"the mirror {self.path} stayed locked for {MIRROR_LOCK_TIMEOUT:g} s"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def _ensure(self) -> None:
+        if (self.path / "HEAD").is_file():
+            return
+        tmp = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex}")
+        try:
+            self.runner.run("init", "--bare", "--quiet", str(tmp))
+            self.runner.run("config", "remote.origin.url", self.remote, cwd=tmp)
+            tmp.replace(self.path)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+
+    def fetch(self, branches: Sequence[str]) -> None:
+        """Fetch `branches` from origin into `refs/remotes/origin/*` (forced, no tags)."""
+        specs = [f"+refs/heads/{b}:refs/remotes/origin/{b}" for b in branches]
+        with self.locked():
+            self._ensure()
+            self.runner.run("fetch", "--quiet", "--no-tags", "origin", *specs, cwd=self.path)
+
+    @contextmanager
+    def worktree(self, start: str) -> Iterator[Path]:
+        """A fresh worktree detached at `start`, always removed afterwards."""
+        path = self.worktrees / f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        with self.locked():
+            self._sweep()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.runner.run(
+                "worktree", "add", "--detach", "--quiet", str(path), start, cwd=self.path
+            )
+        try:
+            yield path
+        finally:
+            with self.locked():
+                self._remove(path)
+
+    def delete_branches(self, names: Sequence[str]) -> None:
+        """Drop local branches an integration made; missing ones are fine."""
+        with self.locked(), contextlib.suppress(GitError):
+            self.runner.run("branch", "-D", "--quiet", *names, cwd=self.path, check=False)
+
+    def _remove(self, path: Path) -> None:
+        """Best effort, every step: a failed git call must not keep the directory."""
+        with contextlib.suppress(GitError):
+            self.runner.run("worktree", "remove", "--force", "--force", str(path), cwd=self.path,
+                            check=False)  # fmt: skip
+        shutil.rmtree(path, ignore_errors=True)
+        with contextlib.suppress(GitError):
+            self.runner.run("worktree", "prune", cwd=self.path, check=False)
+
+    def _sweep(self) -> None:
+        """Remove worktrees whose creating process is gone (a crash or a kill)."""
+        if self.worktrees.is_dir():
+            for entry in self.worktrees.iterdir():
+                pid = entry.name.split("-", 1)[0]
+                if not (pid.isdigit() and _alive(int(pid))):
+                    self._remove(entry)
+        with contextlib.suppress(GitError):
+            self.runner.run("worktree", "prune", cwd=self.path, check=False)
+
+    def live_worktrees(self) -> list[Path]:
+        return sorted(self.worktrees.iterdir()) if self.worktrees.is_dir() else []
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+__all__ = ["Mirror", "MirrorBusy", "normalise_remote"]

@@ -1,0 +1,146 @@
+"""Squash integration throughput on real git: landings/min, push attempts per landing,
+and the cost of `integrate()` against the bare git commands doing the same work.
+
+Default size: 20 ready task branches per scenario (a few seconds each on 2 cores).
+Set ODW_BENCH_TASKS to change it.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from app.core.roadmap_edit import tick
+from app.gitops.integrate import integrate
+from app.gitops.lock import InProcessMergeLock
+from tests.gitops.origins import Origin, git
+
+WORKERS = 4
+
+
+def _ids(n: int) -> list[str]:
+    return [f"1.1.{i}" for i in range(1, n + 1)]
+
+
+def _prepare(root: Path, n: int) -> Origin:
+    origin = Origin.create(root, _ids(n))
+    for tid in _ids(n):
+        origin.task_branch(tid)
+    return origin
+
+
+def _scenario(root: Path, n: int, *, external: bool) -> tuple[float, float, int, int]:
+    """Land n branches from WORKERS threads; returns (landings/min, attempts/landing, ext, ok)."""
+    origin = _prepare(root, n)
+    lock = InProcessMergeLock()
+    queue = list(_ids(n))
+    guard = threading.Lock()
+    attempts: list[int] = []
+    landed = 0
+    stop = threading.Event()
+    pushed_external = 0
+
+    def pusher() -> None:
+        nonlocal pushed_external
+        work = origin.clone()
+        k = 0
+        while not stop.is_set():
+            k += 1
+            if origin.external_commit(work, f"external/{k}.txt", f"{k}\n"):
+                pushed_external += 1
+            stop.wait(0.2)
+
+    def worker() -> None:
+        nonlocal landed
+        while True:
+            with guard:
+                if not queue:
+                    return
+                tid = queue.pop(0)
+            report = integrate(
+                str(origin.path), "main", "roadmap-" + tid.replace(".", "-"), tid,
+                run_id="bench", lock=lock, data_dir=root / "data", max_attempts=50,
+            )  # fmt: skip
+            with guard:
+                attempts.append(report.attempts)
+                landed += int(report.complete)
+
+    ext = threading.Thread(target=pusher)
+    if external:
+        ext.start()
+    start = time.perf_counter()
+    threads = [threading.Thread(target=worker) for _ in range(WORKERS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - start
+    stop.set()
+    if external:
+        ext.join()
+    return landed / elapsed * 60, statistics.fmean(attempts), pushed_external, landed
+
+
+def _bare_sequence(origin: Origin, work: Path, tid: str) -> None:
+    """The same landing as plain git commands in a plain clone, no checks, no lock."""
+    branch = "roadmap-" + tid.replace(".", "-")
+    git("fetch", "-q", "origin", "main", branch, cwd=work)
+    git("switch", "-q", "--discard-changes", "-C", branch, f"origin/{branch}", cwd=work)
+    git("rebase", "-q", "origin/main", cwd=work)
+    roadmap = work / "docs" / "roadmap.md"
+    roadmap.write_text(tick(roadmap.read_text(), tid))
+    git("commit", "-q", "-m", f"Mark {tid} done", "--", "docs/roadmap.md", cwd=work)
+    git("switch", "-q", "--discard-changes", "-C", "integrate-x", "origin/main", cwd=work)
+    git("merge", "--squash", "-q", branch, cwd=work)
+    git("commit", "-q", "-m", f"{tid}\n\nODW-Task: {tid}", cwd=work)
+    git("push", "-q", "origin", "HEAD:main", cwd=work)
+
+
+def _per_landing(root: Path, n: int) -> tuple[float, float]:
+    """Median seconds per sequential landing: integrate() vs the bare git sequence."""
+    odw_origin = _prepare(root / "odw", n)
+    lock = InProcessMergeLock()
+    odw = []
+    for tid in _ids(n):
+        start = time.perf_counter()
+        report = integrate(
+            str(odw_origin.path), "main", "roadmap-" + tid.replace(".", "-"), tid,
+            run_id="bench", lock=lock, data_dir=root / "odw-data",
+        )  # fmt: skip
+        odw.append(time.perf_counter() - start)
+        assert report.complete, report.summary
+    bare_origin = _prepare(root / "bare", n)
+    work = bare_origin.clone()
+    bare = []
+    for tid in _ids(n):
+        start = time.perf_counter()
+        _bare_sequence(bare_origin, work, tid)
+        bare.append(time.perf_counter() - start)
+    return statistics.median(odw), statistics.median(bare)
+
+
+def main() -> None:
+    n = int(os.environ.get("ODW_BENCH_TASKS", "20"))
+    with tempfile.TemporaryDirectory(prefix="odw-bench-") as tmp:
+        root = Path(tmp)
+        for external in (False, True):
+            rate, per, ext, ok = _scenario(root / f"s{int(external)}", n, external=external)
+            label = "with external pusher" if external else "no external pusher  "
+            print(
+                f"integration {label}: {ok}/{n} landed, {rate:.0f} landings/min, "
+                f"{per:.2f} push attempts/landing ({WORKERS} workers"
+                + (f", {ext} external commits)" if external else ")")
+            )
+        odw, bare = _per_landing(root / "seq", n)
+        print(
+            f"time per landing (median of {n}): integrate() {odw * 1000:.0f} ms, "
+            f"bare git sequence {bare * 1000:.0f} ms, overhead x{odw / bare:.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""The git runner: deadlines that kill the whole process group, redaction, no stored creds."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from app.gitops.auth import CredentialsInUrl, askpass_script, auth_env, check_url
+from app.gitops.runner import GitError, GitRunner, GitTimeout
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")
+
+
+def test_a_call_past_its_deadline_is_killed_with_its_children(tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    runner = GitRunner(timeout=0.5)
+    start = time.monotonic()
+    with pytest.raises(GitTimeout) as info:
+        runner.run("-c", f"alias.hang=!echo $$ > {pidfile}; exec sleep 30", "hang", cwd=tmp_path)
+    assert time.monotonic() - start < 5
+    assert info.value.returncode == 124
+    assert "timed out after 0.5 s" in str(info.value)
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(pid), "the grandchild survived the deadline"
+
+
+def test_failures_raise_with_the_secret_redacted(tmp_path: Path) -> None:
+    runner = GitRunner(secrets=["tok-abc123"])
+    runner.run("init", "--quiet", str(tmp_path / "r"))
+    with pytest.raises(GitError) as info:
+        runner.run("rev-parse", "--verify", "tok-abc123", cwd=tmp_path / "r")
+    assert "tok-abc123" not in str(info.value)
+    assert "***" in str(info.value)
+    result = runner.run("rev-parse", "--verify", "tok-abc123", cwd=tmp_path / "r", check=False)
+    assert result.returncode != 0
+    assert "tok-abc123" not in result.stderr + " ".join(result.args)
+
+
+def test_configured_credential_helpers_are_never_consulted(tmp_path: Path) -> None:
+    """A user's `credential.helper=store` must never receive (and write down) our token."""
+    repo = tmp_path / "r"
+    record = tmp_path / "helper-was-called"
+    runner = GitRunner(env={"GIT_ASKPASS": "/bin/false"})
+    runner.run("init", "--quiet", str(repo))
+    runner.run("config", "credential.helper", f'!f() {{ echo "$1" >> {record}; }}; f', cwd=repo)
+    creds = "protocol=https\nhost=example.invalid\nusername=u\npassword=tok-abc\n\n"
+    runner.run("credential", "approve", cwd=repo, input=creds)
+    ask = "protocol=https\nhost=example.invalid\n\n"
+    got = runner.run("credential", "fill", cwd=repo, check=False, input=ask, timeout=10)
+    assert not record.exists(), record.read_text()
+    assert got.returncode != 0  # no helper answered and askpass refused: no prompt, no hang
+    # the same helper does run for plain git, so the check above is not vacuous
+    import subprocess
+
+    subprocess.run(
+        ["git", "credential", "approve"], cwd=repo, input=creds, text=True, timeout=10,
+        check=True, capture_output=True,
+    )  # fmt: skip
+    assert record.read_text().split() == ["store"]
+
+
+def test_nonpositive_timeout_is_refused() -> None:
+    with pytest.raises(ValueError):
+        GitRunner(timeout=0)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://x-access-token:ghs_abc@github.com/o/r.git",
+        "https://user@github.com/o/r.git",
+        "http://a:b@127.0.0.1:8080/r.git",
+    ],
+    ids=["token", "user", "http"],
+)
+def test_urls_with_credentials_are_refused(url: str) -> None:
+    with pytest.raises(CredentialsInUrl, match="ODW_GIT_TOKEN"):
+        check_url(url)
+
+
+@pytest.mark.parametrize(
+    "url", ["https://github.com/o/r.git", "/srv/git/r.git", "git@github.com:o/r.git"]
+)
+def test_plain_urls_pass(url: str) -> None:
+    check_url(url)
+
+
+def test_askpass_answers_from_the_environment_and_holds_no_secret(tmp_path: Path) -> None:
+    env = auth_env(tmp_path, "tok-xyz789")
+    script = Path(env["GIT_ASKPASS"])
+    assert script == askpass_script(tmp_path)  # idempotent
+    assert "tok-xyz789" not in script.read_text()
+    assert os.stat(script).st_mode & 0o777 == 0o700
+    import subprocess
+
+    def ask(prompt: str) -> str:
+        return subprocess.run(
+            [str(script), prompt], env={**os.environ, **env}, capture_output=True, text=True,
+            timeout=5, check=True,
+        ).stdout.strip()  # fmt: skip
+
+    assert ask("Username for 'https://github.com': ") == "x-access-token"
+    assert ask("Password for 'https://x-access-token@github.com': ") == "tok-xyz789"
