@@ -31,8 +31,6 @@ def _reason(worktree: Path, rel: str) -> str | None:
         return "path has a '..' component"
     if not rel.startswith(_PREFIX):
         return f"outside {EXECPLAN_DIR}/"
-    if not rel.endswith(".md"):
-        return "not a Markdown (.md) file"
     current = worktree
     for part in pure.parts:
         current = current / part
@@ -44,6 +42,8 @@ def _reason(worktree: Path, rel: str) -> str | None:
             return "symlink" if current == worktree / rel else f"inside a symlinked folder ({part})"
     if not stat.S_ISREG(mode):
         return "not a regular file"
+    if not rel.endswith(".md"):
+        return "not a Markdown (.md) file"
     root = worktree.resolve()
     target = (worktree / rel).resolve()
     if not target.is_relative_to(root / EXECPLAN_DIR):

@@ -115,7 +115,7 @@ def prepare(req: StageRequest) -> _Setup:
         if branch != req.expected_branch:
             found = f"branch {branch}" if branch else "a detached HEAD"
             raise StageSetupError(
-                f"a {req.stage} stage needs {req.expected_branch} checked out; found {found}"
+                f"the {req.stage} stage needs {req.expected_branch} checked out; found {found}"
             )
         if req.push:
             push_url = gitwork.remote_url(workdir, req.remote)
