@@ -48,9 +48,8 @@ def marker_check(scanner: MarkerScanner, result: ProcessResult, deadline: float)
 
 def _ended(result: ProcessResult, deadline: float) -> str:
     if result.timed_out:
-        return (
-            f"deadline of {deadline:g}s expired; the process tree was sent "
-            + " then ".join(result.signals_sent)
+        return f"deadline of {deadline:g}s expired; the process tree was sent " + " then ".join(
+            result.signals_sent
         )
     if result.signal is not None:
         return f"the agent was killed by {signal.Signals(result.signal).name}"
@@ -80,8 +79,12 @@ def exit_check(result: ProcessResult, deadline: float, *, marker_seen: bool) -> 
         )
     if result.spawn_error:
         reason = result.spawn_error
-    status = "passed" if result.exit_code == 0 else "failed"
-    return Check(name="exit_code", status=status, code=result.exit_code, reason=reason)
+    return Check(
+        name="exit_code",
+        status="passed" if result.exit_code == 0 else "failed",
+        code=result.exit_code,
+        reason=reason,
+    )
 
 
 def fault_of(result: ProcessResult, *, marker_seen: bool) -> FaultKind | None:

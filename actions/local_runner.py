@@ -30,7 +30,7 @@ from actions.gates import DEFAULT_GATE_TIMEOUT
 from actions.gitwork import NETWORK_TIMEOUT, GitError, Identity, git
 from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE
 from app.core.naming import slug, task_branch
-from app.core.verdict import Verdict
+from app.core.verdict import AGENT_STAGES, Verdict, valid_token
 
 # Time `odw stage` gets beyond the agent's deadline and gates before it is killed.
 RUNNER_MARGIN = 120.0
@@ -144,6 +144,10 @@ def run_local_stage(
     log and salvage bundle are left in `out_dir` (a new temporary directory
     when not given), which the caller owns.
     """
+    if stage not in AGENT_STAGES:
+        raise LocalRunnerError(f"unknown stage {stage!r} (one of {', '.join(AGENT_STAGES)})")
+    if not valid_token(token):
+        raise LocalRunnerError("the token must be 8-128 characters of A-Z a-z 0-9 _ -")
     clone = Path(clone).resolve()
     branch = branch or task_branch(task)
     out_dir = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix=f"odw-{slug(task)}-"))

@@ -65,7 +65,7 @@ def _proc_table() -> dict[int, tuple[int, int, str]]:
     """pid -> (ppid, pgid, state) for every visible process."""
     table: dict[int, tuple[int, int, str]] = {}
     try:
-        names = os.listdir("/proc")
+        names = [p.name for p in Path("/proc").iterdir()]
     except OSError:
         return table
     for name in names:

@@ -354,4 +354,3 @@ def write_outputs(verdict: Verdict, out_dir: Path, name: str = "verdict.json") -
         with Path(github_output).open("a", encoding="utf-8") as fh:
             fh.write(f"passed={'true' if verdict.passed else 'false'}\nverdict={path}\n")
     return path
-

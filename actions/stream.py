@@ -17,7 +17,9 @@ from app.core.verdict import completion_marker
 
 _PREFIX = completion_marker("").encode()
 _TOKEN_CHARS = rb"A-Za-z0-9_-"
-_MARKER = re.compile(re.escape(_PREFIX) + rb"([" + _TOKEN_CHARS + rb"]{8,128})(?![" + _TOKEN_CHARS + rb"])")
+_MARKER = re.compile(
+    re.escape(_PREFIX) + rb"([" + _TOKEN_CHARS + rb"]{8,128})(?![" + _TOKEN_CHARS + rb"])"
+)
 # Complete escape sequences: CSI, OSC (BEL or ST terminated) and two-byte escapes.
 _ANSI = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 # The start of an escape sequence cut off by the end of a chunk.

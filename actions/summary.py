@@ -39,9 +39,7 @@ def render_summary(verdict: Verdict) -> str:
     if verdict.gates:
         lines += ["", "| gate | status | code | seconds |", "|---|---|---|---|"]
         for g in verdict.gates:
-            lines.append(
-                f"| `{_cell(g.command)}` | {g.status} | {g.code} | {g.duration:.1f} |"
-            )
+            lines.append(f"| `{_cell(g.command)}` | {g.status} | {g.code} | {g.duration:.1f} |")
     lines += [
         "",
         f"- head before: `{verdict.head_before or '-'}`",
@@ -54,7 +52,9 @@ def render_summary(verdict: Verdict) -> str:
     if verdict.salvage.files or verdict.salvage.rejected:
         lines += ["", "### Salvage bundle", ""]
         lines += [f"- kept `{_cell(f)}`" for f in verdict.salvage.files]
-        lines += [f"- rejected `{_cell(r.path)}`: {_cell(r.reason)}" for r in verdict.salvage.rejected]
+        lines += [
+            f"- rejected `{_cell(r.path)}`: {_cell(r.reason)}" for r in verdict.salvage.rejected
+        ]
     if verdict.report is not None:
         lines += ["", f"### Review decision: {verdict.report.decision}", ""]
         for f in verdict.report.findings:

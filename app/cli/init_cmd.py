@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--action",
         default=DEFAULT_ACTION,
         metavar="REF",
-        help=f"the ODW action the workflow uses (owner/repo@ref or ./path; default {DEFAULT_ACTION})",
+        help=f"owner/repo@ref or ./path of the ODW action (default {DEFAULT_ACTION})",
     )
     p.add_argument(
         "--timeout-minutes",

@@ -54,7 +54,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="SECONDS",
         help="time between SIGTERM and SIGKILL when the deadline expires",
     )
-    p.add_argument("--out", type=Path, metavar="FILE", help="verdict path; other files go beside it")
+    p.add_argument(
+        "--out", type=Path, metavar="FILE", help="verdict path; other files go beside it"
+    )
     p.add_argument("--config", type=Path, metavar="FILE", help="an odw.yml to read defaults from")
     p.add_argument("--branch", help="task branch (default roadmap-<slug>)")
     p.add_argument("--remote", default="origin", help="remote to push the task branch to")
@@ -79,7 +81,9 @@ def _config(args: argparse.Namespace) -> RepoConfig:
 
 def _identity(args: argparse.Namespace, config: RepoConfig) -> Identity:
     base = (
-        Identity(config.identity.name, config.identity.email) if config.identity else DEFAULT_IDENTITY
+        Identity(config.identity.name, config.identity.email)
+        if config.identity
+        else DEFAULT_IDENTITY
     )
     return Identity(args.identity_name or base.name, args.identity_email or base.email)
 

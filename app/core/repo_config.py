@@ -74,7 +74,6 @@ def parse_repo_config(data: object, *, source: str = CONFIG_PATH) -> RepoConfig:
         return RepoConfig.model_validate(data)
     except ValidationError as exc:
         problems = [
-            f"{'.'.join(str(p) for p in e['loc']) or 'top level'}: {e['msg']}"
-            for e in exc.errors()
+            f"{'.'.join(str(p) for p in e['loc']) or 'top level'}: {e['msg']}" for e in exc.errors()
         ]
         raise RepoConfigError(f"{source}: " + "; ".join(problems)) from None

@@ -150,7 +150,7 @@ def stage(run_odw, tmp_path: Path) -> Callable[..., StageResult]:
         *extra: str,
         stage: str = "implement",
         task: str = "1.1.1",
-        token: str = "tok-current-1",
+        token: str = "tok-current-1",  # noqa: S107 (an attempt token, not a secret)
         deadline: float = 3,
         grace: float = 0.5,
         env: dict[str, str] | None = None,
@@ -158,19 +158,27 @@ def stage(run_odw, tmp_path: Path) -> Callable[..., StageResult]:
         out_dir = tmp_path / f"out{next(counter)}"
         proc = run_odw(
             "stage",
-            "--stage", stage,
-            "--task", task,
-            "--token", token,
-            "--workdir", str(workdir),
-            "--agent", str(agent),
-            "--deadline", str(deadline),
-            "--grace", str(grace),
-            "--out", str(out_dir / "verdict.json"),
+            "--stage",
+            stage,
+            "--task",
+            task,
+            "--token",
+            token,
+            "--workdir",
+            str(workdir),
+            "--agent",
+            str(agent),
+            "--deadline",
+            str(deadline),
+            "--grace",
+            str(grace),
+            "--out",
+            str(out_dir / "verdict.json"),
             "--quiet",
             *extra,
             env={**os.environ, **(env or {})},
             timeout=60,
-        )  # fmt: skip
+        )
         path = out_dir / "verdict.json"
         verdict = Verdict.model_validate_json(path.read_bytes()) if path.exists() else None
         return StageResult(proc.returncode, proc.stdout, proc.stderr, verdict, out_dir)

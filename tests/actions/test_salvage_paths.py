@@ -41,8 +41,17 @@ def tree(tmp_path: Path) -> Path:
         ("docs/execplans/gone.md", "missing"),
         ("", "empty or invalid path"),
     ],
-    ids=["absolute", "dotdot-out", "dotdot-sideways", "outside", "symlink", "symlinked-dir",
-         "fifo", "missing", "empty"],  # fmt: skip
+    ids=[
+        "absolute",
+        "dotdot-out",
+        "dotdot-sideways",
+        "outside",
+        "symlink",
+        "symlinked-dir",
+        "fifo",
+        "missing",
+        "empty",
+    ],
 )
 def test_rejections_are_named(tree: Path, tmp_path: Path, path: str, reason: str) -> None:
     bundle = collect(tree, [path, "docs/execplans/1-2-3.md"], tmp_path / "bundle")

@@ -58,8 +58,22 @@ def test_verdict_file_matches_the_published_schema(repo, make_agent, stage) -> N
     result = stage(repo.clone, agent, stage="review")
     schema = Verdict.model_json_schema(by_alias=True)
     jsonschema.validate(result.data, schema)
-    for key in ("stage", "task", "token", "passed", "checks", "gates", "branch", "headBefore",
-                "headAfter", "commits", "dirty", "salvage", "timings", "outputTail"):  # fmt: skip
+    for key in (
+        "stage",
+        "task",
+        "token",
+        "passed",
+        "checks",
+        "gates",
+        "branch",
+        "headBefore",
+        "headAfter",
+        "commits",
+        "dirty",
+        "salvage",
+        "timings",
+        "outputTail",
+    ):
         assert key in result.data
 
 

@@ -93,11 +93,15 @@ def test_gates_run_after_the_agent_with_their_own_timeout(
     result = stage(
         repo.clone,
         agent,
-        "--gate", "test -f made.txt && echo gate-one-ok",
-        "--gate", "echo failing >&2; exit 4",
-        "--gate", f"echo $$ > {pid_file}; sleep 60",
-        "--gate-timeout", "1",
-    )  # fmt: skip
+        "--gate",
+        "test -f made.txt && echo gate-one-ok",
+        "--gate",
+        "echo failing >&2; exit 4",
+        "--gate",
+        f"echo $$ > {pid_file}; sleep 60",
+        "--gate-timeout",
+        "1",
+    )
     v = result.verdict
     assert result.code == 1
     assert [(g.status, g.code) for g in v.gates] == [("passed", 0), ("failed", 4), ("failed", 124)]
@@ -125,7 +129,10 @@ def test_gates_are_skipped_when_the_agent_failed(repo, make_agent, stage, tmp_pa
     [
         ({"decision": "approve", "findings": []}, "passed", "approve"),
         (
-            {"decision": "changes", "findings": [{"summary": "no tests", "path": "a.py", "line": 3}]},
+            {
+                "decision": "changes",
+                "findings": [{"summary": "no tests", "path": "a.py", "line": 3}],
+            },
             "passed",
             "changes",
         ),
@@ -135,7 +142,11 @@ def test_gates_are_skipped_when_the_agent_failed(repo, make_agent, stage, tmp_pa
     ids=["approve", "changes", "bad-decision", "missing"],
 )
 def test_review_report_is_schema_checked(repo, make_agent, stage, report, status, decision) -> None:
-    write = "" if report is None else f"open(os.environ['ODW_REPORT_FILE'], 'w').write({json.dumps(report)!r})\n"
+    write = (
+        ""
+        if report is None
+        else f"open(os.environ['ODW_REPORT_FILE'], 'w').write({json.dumps(report)!r})\n"
+    )
     agent = make_agent("reviewer", f"import os\n{write}print({MARKER!r})\n")
     result = stage(repo.clone, agent, stage="review")
     assert checks(result)["report_schema"][0] == status
@@ -147,7 +158,8 @@ def test_review_report_is_schema_checked(repo, make_agent, stage, report, status
 def test_assess_report(repo, make_agent, stage) -> None:
     body = json.dumps({"classification": "adopt-partial", "summary": "half", "residualRisk": ["x"]})
     agent = make_agent(
-        "assessor", f"import os\nopen(os.environ['ODW_REPORT_FILE'], 'w').write({body!r})\nprint({MARKER!r})\n"
+        "assessor",
+        f"import os\nopen(os.environ['ODW_REPORT_FILE'], 'w').write({body!r})\nprint({MARKER!r})\n",
     )
     result = stage(repo.clone, agent, stage="assess")
     assert result.code == 0
@@ -173,9 +185,15 @@ def test_bad_usage_exits_2_and_runs_nothing(repo, make_agent, run_odw, tmp_path,
         base[flag] = value
     flat = [x for kv in base.items() for x in kv]
     proc = run_odw(
-        "stage", *flat, "--workdir", str(repo.clone), "--agent", str(agent),
-        "--out", str(tmp_path / "o" / "verdict.json"),
-    )  # fmt: skip
+        "stage",
+        *flat,
+        "--workdir",
+        str(repo.clone),
+        "--agent",
+        str(agent),
+        "--out",
+        str(tmp_path / "o" / "verdict.json"),
+    )
     assert proc.returncode == 2
     assert message in proc.stderr
     assert not ran.exists()
@@ -183,9 +201,20 @@ def test_bad_usage_exits_2_and_runs_nothing(repo, make_agent, run_odw, tmp_path,
 
 def test_output_inside_the_checkout_is_refused(repo, make_agent, run_odw) -> None:
     proc = run_odw(
-        "stage", "--stage", "review", "--task", "1.1.1", "--token", TOKEN,
-        "--workdir", str(repo.clone), "--agent", "true", "--out", str(repo.clone / "v.json"),
-    )  # fmt: skip
+        "stage",
+        "--stage",
+        "review",
+        "--task",
+        "1.1.1",
+        "--token",
+        TOKEN,
+        "--workdir",
+        str(repo.clone),
+        "--agent",
+        "true",
+        "--out",
+        str(repo.clone / "v.json"),
+    )
     assert proc.returncode == 2
     assert "outside the checkout" in proc.stderr
 
@@ -220,10 +249,22 @@ def test_config_file_supplies_agent_gates_identity_and_deadline(
     )
     out = tmp_path / "o" / "verdict.json"
     proc = run_odw(
-        "stage", "--stage", "implement", "--task", "1.1.1", "--token", TOKEN,
-        "--workdir", str(repo.clone), "--config", str(config), "--out", str(out), "--quiet",
+        "stage",
+        "--stage",
+        "implement",
+        "--task",
+        "1.1.1",
+        "--token",
+        TOKEN,
+        "--workdir",
+        str(repo.clone),
+        "--config",
+        str(config),
+        "--out",
+        str(out),
+        "--quiet",
         env={**os.environ},
-    )  # fmt: skip
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())
     assert data["deadline"] == 7
@@ -235,8 +276,17 @@ def test_bad_config_is_a_usage_error(repo, run_odw, tmp_path: Path) -> None:
     config = tmp_path / "odw.yml"
     config.write_text("agent: x\nconfig:\n  maxParallel: 0\n")
     proc = run_odw(
-        "stage", "--stage", "review", "--task", "1.1.1", "--token", TOKEN,
-        "--workdir", str(repo.clone), "--config", str(config),
-    )  # fmt: skip
+        "stage",
+        "--stage",
+        "review",
+        "--task",
+        "1.1.1",
+        "--token",
+        TOKEN,
+        "--workdir",
+        str(repo.clone),
+        "--config",
+        str(config),
+    )
     assert proc.returncode == 2
     assert "config.maxParallel" in proc.stderr
