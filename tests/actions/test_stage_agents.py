@@ -243,3 +243,11 @@ def test_plan_stage_commits_the_execplan(repo, make_agent, stage) -> None:
     assert checks(result)["execplan"] == ("passed", None)
     shown = git(repo.origin, "show", "roadmap-1-1-1:docs/execplans/1-1-1.md")
     assert "Status: DRAFT" in shown
+
+
+def test_marker_then_nonzero_exit_passes_with_exit_code_recorded(repo, make_agent, stage) -> None:
+    agent = make_agent("marker-then-3", f"import sys\nprint({MARKER!r})\nsys.exit(3)\n")
+    result = stage(repo.clone, agent, stage="design-review", env={})
+    assert checks(result)["completion_marker"] == ("passed", None)
+    assert checks(result)["exit_code"] == ("skipped", 3)
+    assert "not consulted" in result.verdict.check("exit_code").reason
