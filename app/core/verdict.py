@@ -20,6 +20,11 @@ REPORT_STAGES: frozenset[str] = frozenset({"design-review", "review", "assess"})
 
 CheckStatus = Literal["passed", "failed", "skipped"]
 
+# Why an attempt died without evidence about the branch (seed 000: infra faults
+# are retried in place, never assessed). None on the verdict means no fault.
+FaultKind = Literal["timeout", "cleanup-failed", "spawn-failed", "crash", "push-failed", "runner"]
+Classification = Literal["adopt-complete", "adopt-partial", "continue-manual", "discard"]
+
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
 
 # Exit statuses recorded for deadline handling (seed 004): 124 is a timeout,
@@ -88,6 +93,16 @@ class ReviewReport(_Model):
     findings: list[Finding] = Field(default_factory=list)
 
 
+class AssessmentReport(_Model):
+    """What the `assess` stage writes to ODW_REPORT_FILE: a read-only judgement."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    classification: Classification
+    summary: str = ""
+    missing_evidence: list[str] = Field(default_factory=list)
+    residual_risk: list[str] = Field(default_factory=list)
+
+
 class Verdict(_Model):
     """Everything the host needs to judge one stage attempt."""
 
@@ -104,6 +119,11 @@ class Verdict(_Model):
     dirty: bool = False
     salvage: SalvageBundle = Field(default_factory=SalvageBundle)
     report: ReviewReport | None = None
+    assessment: AssessmentReport | None = None
+    fault: FaultKind | None = None
+    exit_code: int | None = None
+    deadline: float | None = None
+    output_bytes: int = 0
     timings: dict[str, float] = Field(default_factory=dict)
     output_tail: str = ""
 

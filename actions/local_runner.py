@@ -1,0 +1,232 @@
+"""Local mode's stand-in for an Actions runner: `odw stage` in a git worktree.
+
+The worktree starts from the remote's task branch when it exists, else from the
+remote's base branch; `odw stage` runs there as a subprocess (its own session,
+so a hung runner is killed with everything it started), pushes write stages
+to the remote, and the worktree is always removed afterwards (the branch stays).
+Safe to call from several threads at once for different tasks: the steps that
+touch the shared repository (fetch, worktree add/remove) hold a per-repository
+lock; the stage itself runs unlocked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from filelock import FileLock
+from pydantic import ValidationError
+
+from actions.gates import DEFAULT_GATE_TIMEOUT
+from actions.gitwork import NETWORK_TIMEOUT, GitError, Identity, git
+from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE
+from app.core.naming import slug, task_branch
+from app.core.verdict import AGENT_STAGES, Verdict, valid_token
+
+# Time `odw stage` gets beyond the agent's deadline and gates before it is killed.
+RUNNER_MARGIN = 120.0
+_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+class LocalRunnerError(Exception):
+    """The stage could not be run (bad request, git failure, runner crash)."""
+
+
+@dataclass(frozen=True)
+class StageRun:
+    """One local stage attempt: the verdict and where its files are."""
+
+    verdict: Verdict
+    exit_code: int
+    out_dir: Path
+    stderr: str
+
+
+@contextlib.contextmanager
+def _repo_lock(common_dir: Path) -> Iterator[None]:
+    key = str(common_dir)
+    with _locks_guard:
+        lock = _locks.setdefault(key, threading.Lock())
+    with lock, FileLock(str(common_dir / "odw-worktree.lock"), timeout=NETWORK_TIMEOUT):
+        yield
+
+
+def _common_dir(clone: Path) -> Path:
+    out = git(clone, "rev-parse", "--path-format=absolute", "--git-common-dir").stdout
+    return Path(out.strip())
+
+
+def _add_worktree(clone: Path, path: Path, *, remote: str, base: str, branch: str) -> str:
+    """Fetch and check `branch` out at `path`; returns the start point used."""
+    listed = git(
+        clone, "ls-remote", "--heads", remote, f"refs/heads/{branch}", timeout=NETWORK_TIMEOUT
+    ).stdout
+    specs = [f"+refs/heads/{base}:refs/remotes/{remote}/{base}"]
+    if listed.strip():
+        specs.append(f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
+    git(clone, "fetch", "--no-tags", "--quiet", remote, *specs, timeout=NETWORK_TIMEOUT)
+    start = f"refs/remotes/{remote}/{branch if listed.strip() else base}"
+    git(clone, "worktree", "prune")
+    git(clone, "worktree", "add", "--quiet", "--no-track", "-B", branch, str(path), start)
+    return start
+
+
+def _remove_worktree(clone: Path, path: Path) -> None:
+    with contextlib.suppress(GitError):
+        git(clone, "worktree", "remove", "--force", str(path))
+    shutil.rmtree(path, ignore_errors=True)
+    with contextlib.suppress(GitError):
+        git(clone, "worktree", "prune")
+
+
+def _stage_argv(
+    *,
+    stage: str,
+    task: str,
+    token: str,
+    agent: str,
+    out: Path,
+    branch: str,
+    remote: str,
+    gates: Sequence[str],
+    deadline: float,
+    gate_timeout: float,
+    grace: float,
+    identity: Identity | None,
+    context_file: Path | None,
+) -> list[str]:
+    argv = [sys.executable, "-m", "app.cli.main", "stage", "--stage", stage, "--task", task]
+    argv += ["--token", token, "--workdir", ".", "--agent", agent, "--out", str(out)]
+    argv += ["--branch", branch, "--remote", remote, "--deadline", str(deadline)]
+    argv += ["--gate-timeout", str(gate_timeout), "--grace", str(grace), "--quiet"]
+    for gate in gates:
+        argv += ["--gate", gate]
+    if identity is not None:
+        argv += ["--identity-name", identity.name, "--identity-email", identity.email]
+    if context_file is not None:
+        argv += ["--context", str(context_file)]
+    return argv
+
+
+def run_local_stage(
+    clone: Path,
+    *,
+    base: str,
+    task: str,
+    stage: str,
+    token: str,
+    agent: str,
+    gates: Sequence[str] = (),
+    deadline: float = DEFAULT_DEADLINE,
+    gate_timeout: float = DEFAULT_GATE_TIMEOUT,
+    grace: float = DEFAULT_GRACE,
+    remote: str = "origin",
+    branch: str | None = None,
+    identity: Identity | None = None,
+    context_text: str | None = None,
+    out_dir: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> StageRun:
+    """Run one stage for `task` in a fresh worktree of `clone` and return its verdict.
+
+    `clone` is any local repository with `remote` configured (the remote is the
+    forge: a bare repository in local mode). The verdict, prompt, capped agent
+    log and salvage bundle are left in `out_dir` (a new temporary directory
+    when not given), which the caller owns.
+    """
+    if stage not in AGENT_STAGES:
+        raise LocalRunnerError(f"unknown stage {stage!r} (one of {', '.join(AGENT_STAGES)})")
+    if not valid_token(token):
+        raise LocalRunnerError("the token must be 8-128 characters of A-Z a-z 0-9 _ -")
+    clone = Path(clone).resolve()
+    branch = branch or task_branch(task)
+    out_dir = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix=f"odw-{slug(task)}-"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        common = _common_dir(clone)
+    except GitError as exc:
+        raise LocalRunnerError(f"{clone} is not a git repository: {exc}") from None
+    holder = Path(tempfile.mkdtemp(prefix=f"odw-wt-{slug(task)}-"))
+    worktree = holder / "checkout"
+    try:
+        with _repo_lock(common):
+            _add_worktree(clone, worktree, remote=remote, base=base, branch=branch)
+        context_file = None
+        if context_text is not None:
+            context_file = out_dir / "context.md"
+            context_file.write_text(context_text, "utf-8")
+        argv = _stage_argv(
+            stage=stage,
+            task=task,
+            token=token,
+            agent=agent,
+            out=out_dir / "verdict.json",
+            branch=branch,
+            remote=remote,
+            gates=gates,
+            deadline=deadline,
+            gate_timeout=gate_timeout,
+            grace=grace,
+            identity=identity,
+            context_file=context_file,
+        )
+        budget = deadline + grace + len(gates) * (gate_timeout + grace) + RUNNER_MARGIN
+        code, stderr = _run_runner(argv, worktree, env, budget)
+        return StageRun(_read_verdict(out_dir, code, stderr), code, out_dir, stderr)
+    except GitError as exc:
+        raise LocalRunnerError(str(exc)) from None
+    finally:
+        with _repo_lock(common):
+            _remove_worktree(clone, worktree)
+        shutil.rmtree(holder, ignore_errors=True)
+
+
+def _run_runner(
+    argv: list[str], cwd: Path, env: Mapping[str, str] | None, budget: float
+) -> tuple[int, str]:
+    full_env = {**os.environ, **(env or {})}
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"):
+        full_env.pop(name, None)
+    repo_root = str(Path(__file__).resolve().parents[1])
+    full_env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (repo_root, full_env.get("PYTHONPATH", "")) if p
+    )
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        _, stderr = proc.communicate(timeout=budget)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        _, stderr = proc.communicate()
+        raise LocalRunnerError(f"odw stage did not finish within {budget:.0f}s") from None
+    return proc.returncode, stderr or ""
+
+
+def _read_verdict(out_dir: Path, code: int, stderr: str) -> Verdict:
+    path = out_dir / "verdict.json"
+    if code not in (0, 1) or not path.is_file():
+        last = stderr.strip().splitlines()[-1:] or [f"exit code {code}"]
+        raise LocalRunnerError(f"odw stage failed to run: {last[0]}")
+    try:
+        return Verdict.model_validate_json(path.read_bytes())
+    except ValidationError as exc:
+        raise LocalRunnerError(f"odw stage wrote an invalid verdict: {exc}") from None

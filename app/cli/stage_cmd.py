@@ -1,0 +1,141 @@
+"""`odw stage`: run one stage attempt on a checkout and write its verdict.
+
+This is what `action.yml` runs on a GitHub Actions runner and what the local
+runner runs in a git worktree. Exit 0 when the stage passed, 1 when it failed,
+2 when it could not start as asked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from actions.gates import DEFAULT_GATE_TIMEOUT
+from actions.gitwork import DEFAULT_IDENTITY, Identity
+from actions.proctree import enable_subreaper
+from actions.repo_config import load_repo_config
+from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE, StageRequest, StageSetupError, run_stage
+from app.cli.errors import UsageError
+from app.core.naming import slug
+from app.core.repo_config import RepoConfig, RepoConfigError
+from app.core.verdict import AGENT_STAGES
+
+MAX_CONTEXT_BYTES = 256 * 1024
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "stage",
+        help="run one stage attempt with a coding agent and write its verdict",
+        description="Run the agent for one stage on a checked-out task branch, "
+        "judge it by its completion marker, and write verdict.json.",
+    )
+    p.add_argument("--stage", required=True, choices=AGENT_STAGES)
+    p.add_argument("--task", required=True, metavar="ID", help="roadmap task id, e.g. 1.2.3")
+    p.add_argument("--token", required=True, help="this attempt's random token")
+    p.add_argument("--workdir", default=".", type=Path, metavar="DIR", help="the task checkout")
+    p.add_argument("--agent", metavar="CMD", help="agent command (default: `agent` in --config)")
+    p.add_argument("--deadline", type=float, metavar="SECONDS", help="agent deadline")
+    p.add_argument(
+        "--gate",
+        action="append",
+        default=None,
+        metavar="CMD",
+        help="gate command run after write stages (repeatable; default: `gates` in --config)",
+    )
+    p.add_argument("--gate-timeout", type=float, default=DEFAULT_GATE_TIMEOUT, metavar="SECONDS")
+    p.add_argument(
+        "--grace",
+        type=float,
+        default=DEFAULT_GRACE,
+        metavar="SECONDS",
+        help="time between SIGTERM and SIGKILL when the deadline expires",
+    )
+    p.add_argument(
+        "--out", type=Path, metavar="FILE", help="verdict path; other files go beside it"
+    )
+    p.add_argument("--config", type=Path, metavar="FILE", help="an odw.yml to read defaults from")
+    p.add_argument("--branch", help="task branch (default roadmap-<slug>)")
+    p.add_argument("--remote", default="origin", help="remote to push the task branch to")
+    p.add_argument("--no-push", action="store_true", help="commit but do not push")
+    p.add_argument("--identity-name", help="committer name for the runner's commits")
+    p.add_argument("--identity-email", help="committer e-mail for the runner's commits")
+    p.add_argument(
+        "--context", type=Path, metavar="FILE", help="findings or failures to quote in the prompt"
+    )
+    p.add_argument("--quiet", action="store_true", help="do not echo agent output to stderr")
+    p.set_defaults(func=run_stage_cmd)
+
+
+def _config(args: argparse.Namespace) -> RepoConfig:
+    if args.config is None:
+        return RepoConfig()
+    try:
+        return load_repo_config(args.config)
+    except RepoConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _identity(args: argparse.Namespace, config: RepoConfig) -> Identity:
+    base = (
+        Identity(config.identity.name, config.identity.email)
+        if config.identity
+        else DEFAULT_IDENTITY
+    )
+    return Identity(args.identity_name or base.name, args.identity_email or base.email)
+
+
+def _context(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        data = path.read_bytes()[:MAX_CONTEXT_BYTES]
+    except OSError as exc:
+        raise UsageError(f"cannot read --context {path}: {exc.strerror or exc}") from None
+    return data.decode("utf-8", errors="replace")
+
+
+def default_out(task: str, token: str) -> Path:
+    root = Path(os.environ.get("RUNNER_TEMP") or tempfile.gettempdir())
+    return root / f"odw-{slug(task)}-{token}" / "verdict.json"
+
+
+def run_stage_cmd(args: argparse.Namespace) -> int:
+    config = _config(args)
+    agent = args.agent if args.agent is not None else config.agent
+    if not agent:
+        raise UsageError("no agent command: pass --agent or set `agent` in --config")
+    out = args.out or default_out(args.task, args.token)
+    request = StageRequest(
+        stage=args.stage,
+        task=args.task,
+        token=args.token,
+        workdir=args.workdir,
+        agent=agent,
+        out_dir=out.parent,
+        deadline=args.deadline or config.config.deadline_for(args.stage, DEFAULT_DEADLINE),
+        grace=args.grace,
+        gates=tuple(args.gate if args.gate is not None else config.gates),
+        gate_timeout=args.gate_timeout,
+        branch=args.branch,
+        remote=args.remote,
+        push=not args.no_push,
+        identity=_identity(args, config),
+        context_text=_context(args.context),
+        echo=None if args.quiet else sys.stderr.buffer,
+        verdict_name=out.name,
+    )
+    enable_subreaper()
+    try:
+        verdict = run_stage(request)
+    except StageSetupError as exc:
+        raise UsageError(str(exc)) from None
+    path = out
+    state = "passed" if verdict.passed else "failed"
+    failed = [c.name for c in verdict.checks if c.status == "failed"]
+    detail = f" ({', '.join(failed)})" if failed else ""
+    print(f"odw stage: {args.stage} {args.task} {state}{detail}; verdict: {path}")
+    return 0 if verdict.passed else 1
