@@ -11,10 +11,10 @@ import sys
 from collections.abc import Sequence
 
 from app import __version__
-from app.cli import roadmap_cmd
+from app.cli import roadmap_cmd, serve_cmd
 from app.cli.errors import UsageError, UserError
 
-COMMAND_MODULES = [roadmap_cmd]
+COMMAND_MODULES = [roadmap_cmd, serve_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:
