@@ -7,17 +7,17 @@ import logging
 import signal
 import threading
 from collections.abc import Callable
-from typing import Any
-
-from sqlalchemy.exc import OperationalError
+from typing import TYPE_CHECKING, Any
 
 from app.cli.errors import UserError
-from app.logs import configure_logging
-from app.service.handlers import build_router
-from app.service.worker import WorkerConfig, WorkerPool
-from app.settings import Settings, SettingsError, load_settings
-from app.store import SchemaOutOfDate, Store
-from app.store import migrate as migrations
+
+if TYPE_CHECKING:
+    from app.service.worker import WorkerConfig
+    from app.settings import Settings
+    from app.store import Store
+
+# The service's modules (SQLAlchemy, Flask, gunicorn) load only when a command
+# here runs, so the rest of `odw` starts quickly.
 
 log = logging.getLogger("odw.serve")
 
@@ -41,6 +41,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _settings() -> Settings:
+    from app.settings import SettingsError, load_settings
+
     try:
         return load_settings()
     except SettingsError as exc:
@@ -48,6 +50,8 @@ def _settings() -> Settings:
 
 
 def worker_config(settings: Settings) -> WorkerConfig:
+    from app.service.worker import WorkerConfig
+
     return WorkerConfig(
         lease_seconds=settings.delivery_lease_seconds,
         max_attempts=settings.delivery_max_attempts,
@@ -60,6 +64,10 @@ def worker_config(settings: Settings) -> WorkerConfig:
 def open_store(settings: Settings, *, migrate: bool | None = None) -> Store:
     """Open the database, migrating SQLite automatically; PostgreSQL must be
     migrated explicitly with `odw db upgrade` unless `migrate` is True."""
+    from sqlalchemy.exc import OperationalError
+
+    from app.store import SchemaOutOfDate, Store
+
     url = settings.database
     try:
         store = Store(url)
@@ -77,6 +85,11 @@ def open_store(settings: Settings, *, migrate: bool | None = None) -> Store:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    from app.logs import configure_logging
+    from app.service.handlers import build_router
+    from app.service.worker import WorkerPool
+    from app.settings import SettingsError
+    from app.store import Store
     from app.web.app import create_app
     from app.web.server import GunicornApp, gunicorn_options
 
@@ -118,6 +131,10 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_worker(args: argparse.Namespace) -> int:
+    from app.logs import configure_logging
+    from app.service.handlers import build_router
+    from app.service.worker import WorkerPool
+
     settings = _settings()
     configure_logging(settings.log_level)
     threads = settings.workers if args.threads is None else args.threads
@@ -143,6 +160,8 @@ def run_worker(args: argparse.Namespace) -> int:
 
 
 def run_db_upgrade(_args: argparse.Namespace) -> int:
+    from app.store import migrate as migrations
+
     settings = _settings()
     store = open_store(settings, migrate=True)
     print(f"{store.describe()}: schema at {migrations.current_revision(store.engine)}")
@@ -151,6 +170,11 @@ def run_db_upgrade(_args: argparse.Namespace) -> int:
 
 
 def run_db_status(_args: argparse.Namespace) -> int:
+    from sqlalchemy.exc import OperationalError
+
+    from app.store import Store
+    from app.store import migrate as migrations
+
     settings = _settings()
     try:
         store = Store(settings.database)
