@@ -284,8 +284,9 @@ def parse_event(name: str, payload: dict[str, Any]) -> GitHubEvent:
     try:
         return model.model_validate(payload)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "payload"
-        raise PayloadError(
-            f"{name} payload: {where}: {first['msg']} ({exc.error_count()} problem(s))"
-        ) from None
+        problems = [
+            f"{'.'.join(str(p) for p in err['loc']) or 'payload'}: {err['msg']}"
+            for err in exc.errors()[:3]
+        ]
+        more = f" (and {exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
+        raise PayloadError(f"{name} payload: {'; '.join(problems)}{more}") from None

@@ -14,7 +14,6 @@ from app.store import Store
 from app.web import create_app
 from tests.webhooks import oracle
 from tests.webhooks.conftest import PREVIOUS, SECRET
-from webhooks.delivery import MAX_BODY_BYTES
 from webhooks.signature import sign
 
 
