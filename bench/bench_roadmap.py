@@ -36,5 +36,7 @@ def main() -> None:
     f = frontier(rm)
     selected = time.perf_counter() - start
     print(f"roadmap tasks={len(rm.tasks)} (expected {n}) bytes={len(text)}")
-    print(f"parse+validate: {parsed * 1000:.1f} ms; frontier: {selected * 1000:.1f} ms "
-          f"(ready={len(f.ready)}, blocked={len(f.blocked)})")
+    print(
+        f"parse+validate: {parsed * 1000:.1f} ms; frontier: {selected * 1000:.1f} ms "
+        f"(ready={len(f.ready)}, blocked={len(f.blocked)})"
+    )

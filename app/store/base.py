@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Table
 from sqlalchemy.dialects import postgresql, sqlite
 
-from app.store.engine import READ_ONLY
+from app.store.engine import READ_ONLY, write_transaction
 
 Clock = Callable[[], float]
 
@@ -33,8 +33,11 @@ class Part:
         if tx is not None:
             yield tx
             return
-        with self.engine.begin() as conn:
+        with write_transaction(self.engine) as conn:
             yield conn
+
+    def _write(self, **options: object) -> AbstractContextManager[Connection]:
+        return write_transaction(self.engine, **options)
 
     @contextmanager
     def _read(self, tx: Connection | None) -> Iterator[Connection]:

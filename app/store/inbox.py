@@ -8,13 +8,14 @@ taken over cannot finish (the fence), so a delivery's effects commit once.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
 from sqlalchemy import Connection, and_, case, func, or_, select, update
 
 from app.store.base import Part
+from app.store.engine import REPEATABLE
 from app.store.schema import deliveries
 
 Status = Literal["received", "processing", "processed", "ignored", "failed"]
@@ -52,6 +53,10 @@ class LeaseLost(Exception):
 
 
 class Inbox(Part):
+    def _repeatable(self) -> AbstractContextManager[Connection]:
+        """A transaction for the worker's side, which is safe to repeat."""
+        return self._write(**REPEATABLE)
+
     def record(
         self,
         delivery_id: str,
@@ -105,7 +110,7 @@ class Inbox(Part):
         )
         if self.is_postgres:
             q = q.with_for_update(skip_locked=True)
-        with self.engine.begin() as conn:
+        with self._repeatable() as conn:
             ids = [i for (i,) in conn.execute(q)]
             if not ids:
                 return []
@@ -127,7 +132,7 @@ class Inbox(Part):
         return sorted((_delivery(r) for r in rows), key=lambda d: ids.index(d.id))
 
     def heartbeat(self, delivery_id: str, owner: str, lease_seconds: float) -> bool:
-        with self.engine.begin() as conn:
+        with self._repeatable() as conn:
             return (
                 conn.execute(
                     update(deliveries)
@@ -146,19 +151,19 @@ class Inbox(Part):
 
         Raises LeaseLost (and writes nothing) when the lease was taken over.
         """
-        with self.engine.begin() as conn:
+        with self._repeatable() as conn:
             self._finish(conn, delivery_id, owner, status, error)
             yield conn
 
     def finish(
         self, delivery_id: str, owner: str, status: Status, error: str | None = None
     ) -> None:
-        with self.engine.begin() as conn:
+        with self._repeatable() as conn:
             self._finish(conn, delivery_id, owner, status, error)
 
     def retry_later(self, delivery_id: str, owner: str, error: str, at: float) -> None:
         """Give the delivery back for another attempt at time `at`."""
-        with self.engine.begin() as conn:
+        with self._repeatable() as conn:
             n = conn.execute(
                 update(deliveries)
                 .where(_held(delivery_id, owner))
@@ -175,7 +180,7 @@ class Inbox(Part):
 
     def release(self, delivery_id: str, owner: str) -> bool:
         """Hand a claimed delivery back untouched (graceful shutdown)."""
-        with self.engine.begin() as conn:
+        with self._repeatable() as conn:
             return (
                 conn.execute(
                     update(deliveries)

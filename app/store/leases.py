@@ -60,7 +60,7 @@ class Leases(Part):
     def acquire(self, name: str, owner: str, ttl: float) -> bool:
         """Take or renew the lease; False while another owner holds it."""
         now = self.clock()
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             current = self._get(conn, name, lock=True)
             if current is None:
                 stmt = (
@@ -102,7 +102,7 @@ class Leases(Part):
     def heartbeat(self, name: str, owner: str, ttl: float) -> bool:
         """Extend the lease; False when `owner` no longer holds it."""
         now = self.clock()
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             n = conn.execute(
                 update(leases)
                 .where(leases.c.name == name, leases.c.owner == owner)
@@ -111,7 +111,7 @@ class Leases(Part):
         return n == 1
 
     def release(self, name: str, owner: str) -> bool:
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             n = conn.execute(
                 delete(leases).where(leases.c.name == name, leases.c.owner == owner)
             ).rowcount

@@ -70,7 +70,7 @@ class Outbox(Part):
         q = select(outbox.c.key).where(due).order_by(outbox.c.next_attempt_at).limit(limit)
         if self.is_postgres:
             q = q.with_for_update(skip_locked=True)
-        with self.engine.begin() as conn:
+        with self._write() as conn:
             keys = [k for (k,) in conn.execute(q)]
             if not keys:
                 return []

@@ -13,7 +13,7 @@ from sqlalchemy.engine import make_url
 from app.store import migrate
 from app.store.activity import Activity
 from app.store.base import Clock
-from app.store.engine import make_engine, normalise_url
+from app.store.engine import make_engine, normalise_url, write_transaction
 from app.store.events import EventLog
 from app.store.inbox import Inbox
 from app.store.installations import Installations
@@ -85,7 +85,7 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """One transaction to pass as `tx=` to several parts (all or nothing)."""
-        with self.engine.begin() as conn:
+        with write_transaction(self.engine) as conn:
             yield conn
 
     def ping(self) -> bool:
