@@ -1,1 +1,1 @@
-"""Inbound edge: signature checks, delivery parsing and routing."""
+"""Inbound edge: signature checks, delivery parsing into typed events, routing."""

@@ -11,10 +11,17 @@ import sys
 from collections.abc import Sequence
 
 from app import __version__
-from app.cli import init_cmd, integrate_cmd, roadmap_cmd, simulate_cmd, stage_cmd
+from app.cli import (
+    init_cmd,
+    integrate_cmd,
+    roadmap_cmd,
+    serve_cmd,
+    simulate_cmd,
+    stage_cmd,
+)
 from app.cli.errors import UsageError, UserError
 
-COMMAND_MODULES = [roadmap_cmd, simulate_cmd, stage_cmd, init_cmd, integrate_cmd]
+COMMAND_MODULES = [roadmap_cmd, simulate_cmd, stage_cmd, init_cmd, integrate_cmd, serve_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:

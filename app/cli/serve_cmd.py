@@ -1,0 +1,188 @@
+"""`odw serve`, `odw worker` and `odw db upgrade|status`: run the service."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from app.cli.errors import UserError
+
+if TYPE_CHECKING:
+    from app.service.worker import WorkerConfig
+    from app.settings import Settings
+    from app.store import Store
+
+# The service's modules (SQLAlchemy, Flask, gunicorn) load only when a command
+# here runs, so the rest of `odw` starts quickly.
+
+log = logging.getLogger("odw.serve")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    s = sub.add_parser("serve", help="run the webhook service under gunicorn")
+    s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    s.add_argument("--port", type=int, default=8000, help="port to bind (default 8000)")
+    s.set_defaults(func=run_serve)
+
+    w = sub.add_parser("worker", help="process stored deliveries (no HTTP)")
+    w.add_argument("--threads", type=int, default=None, help="worker threads (default ODW_WORKERS)")
+    w.set_defaults(func=run_worker)
+
+    db = sub.add_parser("db", help="database schema commands")
+    dbsub = db.add_subparsers(dest="db_command", metavar="COMMAND", required=True)
+    up = dbsub.add_parser("upgrade", help="apply schema migrations")
+    up.set_defaults(func=run_db_upgrade)
+    st = dbsub.add_parser("status", help="show the schema revision")
+    st.set_defaults(func=run_db_status)
+
+
+def _settings() -> Settings:
+    from app.settings import SettingsError, load_settings
+
+    try:
+        return load_settings()
+    except SettingsError as exc:
+        raise UserError(str(exc)) from None
+
+
+def worker_config(settings: Settings) -> WorkerConfig:
+    from app.service.worker import WorkerConfig
+
+    return WorkerConfig(
+        lease_seconds=settings.delivery_lease_seconds,
+        max_attempts=settings.delivery_max_attempts,
+        retry_base_seconds=settings.retry_base_seconds,
+        retry_max_seconds=settings.retry_max_seconds,
+        poll_seconds=settings.poll_seconds,
+    )
+
+
+def open_store(settings: Settings, *, migrate: bool | None = None) -> Store:
+    """Open the database, migrating SQLite automatically; PostgreSQL must be
+    migrated explicitly with `odw db upgrade` unless `migrate` is True."""
+    from sqlalchemy.exc import OperationalError
+
+    from app.store import SchemaOutOfDate, Store
+
+    url = settings.database
+    try:
+        store = Store(url)
+        if migrate if migrate is not None else store.dialect == "sqlite":
+            store.upgrade()
+        else:
+            store.check_schema()
+    except SchemaOutOfDate as exc:
+        raise UserError(str(exc)) from None
+    except OperationalError as exc:
+        raise UserError(f"cannot open database {url}: {str(exc.orig or exc).strip()}") from None
+    except ValueError as exc:
+        raise UserError(f"ODW_DATABASE_URL: {exc}") from None
+    return store
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from app.logs import configure_logging
+    from app.service.handlers import build_router
+    from app.service.worker import WorkerPool
+    from app.settings import SettingsError
+    from app.store import Store
+    from app.web.app import create_app
+    from app.web.server import GunicornApp, gunicorn_options
+
+    settings = _settings()
+    try:
+        settings.require_webhook_secret()
+    except SettingsError as exc:
+        raise UserError(str(exc)) from None
+    configure_logging(settings.log_level)
+    # Migrate (or check) once in the master, before gunicorn forks its workers.
+    open_store(settings).close()
+    state: dict[str, Any] = {}
+
+    def factory() -> Any:
+        store = Store(settings.database)
+        state["store"] = store
+        return create_app(settings, store)
+
+    def post_worker_init(_worker: Any) -> None:
+        configure_logging(settings.log_level)
+        if settings.workers > 0:
+            pool = WorkerPool(
+                state["store"], build_router(), worker_config(settings), settings.workers
+            )
+            state["pool"] = pool.start()
+
+    def worker_exit(_server: Any, _worker: Any) -> None:
+        pool = state.get("pool")
+        if pool is not None:
+            pool.stop(timeout=20)
+
+    options = gunicorn_options(settings, args.host, args.port)
+    hooks: dict[str, Callable[..., Any]] = {
+        "post_worker_init": post_worker_init,
+        "worker_exit": worker_exit,
+    }
+    GunicornApp(factory, options, hooks).run()
+    return 0
+
+
+def run_worker(args: argparse.Namespace) -> int:
+    from app.logs import configure_logging
+    from app.service.handlers import build_router
+    from app.service.worker import WorkerPool
+
+    settings = _settings()
+    configure_logging(settings.log_level)
+    threads = settings.workers if args.threads is None else args.threads
+    if threads < 1:
+        raise UserError("odw worker needs at least one thread (--threads or ODW_WORKERS)")
+    store = open_store(settings)
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        log.info("stopping on %s", signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    pool = WorkerPool(store, build_router(), worker_config(settings), threads).start()
+    log.info("worker started", extra={"threads": threads, "database": store.describe()})
+    while not stop.wait(0.5):
+        pass
+    clean = pool.stop(timeout=30)
+    store.close()
+    log.info("worker stopped", extra={"clean": clean})
+    return 0 if clean else 1
+
+
+def run_db_upgrade(_args: argparse.Namespace) -> int:
+    from app.store import migrate as migrations
+
+    settings = _settings()
+    store = open_store(settings, migrate=True)
+    print(f"{store.describe()}: schema at {migrations.current_revision(store.engine)}")
+    store.close()
+    return 0
+
+
+def run_db_status(_args: argparse.Namespace) -> int:
+    from sqlalchemy.exc import OperationalError
+
+    from app.store import Store
+    from app.store import migrate as migrations
+
+    settings = _settings()
+    try:
+        store = Store(settings.database)
+        current = migrations.current_revision(store.engine)
+    except OperationalError as exc:
+        raise UserError(f"cannot open database: {str(exc.orig or exc).strip()}") from None
+    head = migrations.head_revision()
+    state = "current" if current == head else "needs `odw db upgrade`"
+    print(f"{store.describe()}: schema at {current or 'nothing'}, odw needs {head} ({state})")
+    store.close()
+    return 0 if current == head else 1

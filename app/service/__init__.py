@@ -1,0 +1,1 @@
+"""The service: workers that process the inbox, and the handlers they route to."""

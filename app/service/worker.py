@@ -1,0 +1,178 @@
+"""The delivery worker: claim, dispatch to handlers, finish under the lease.
+
+A delivery's handler writes and its final status commit in one transaction,
+fenced by the claim's lease, so a delivery is processed once even when a
+worker dies mid-way and another reclaims it after the lease expires.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy.exc import OperationalError
+
+from app.service.outcome import HandlerContext, Ignore, TransientError
+from app.store import Delivery, LeaseLost, Store
+from webhooks.events import PayloadError, parse_event
+from webhooks.router import Router
+
+log = logging.getLogger("odw.worker")
+
+TRANSIENT = (TransientError, OperationalError, ConnectionError, TimeoutError)
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    lease_seconds: float = 60.0
+    max_attempts: int = 5
+    retry_base_seconds: float = 2.0
+    retry_max_seconds: float = 300.0
+    poll_seconds: float = 0.2
+
+
+def new_owner(label: str = "worker") -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{label}:{uuid.uuid4().hex[:8]}"
+
+
+class DeliveryWorker:
+    def __init__(
+        self,
+        store: Store,
+        router: Router,
+        config: WorkerConfig,
+        *,
+        owner: str | None = None,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self.store = store
+        self.router = router
+        self.config = config
+        self.owner = owner or new_owner()
+        self.jitter = jitter
+
+    def process_one(self, stop: threading.Event | None = None) -> str | None:
+        """Claim and process one delivery; its final status, or None when idle."""
+        claimed = self.store.inbox.claim(self.owner, self.config.lease_seconds)
+        if not claimed:
+            return None
+        delivery = claimed[0]
+        if stop is not None and stop.is_set():
+            self.store.inbox.release(delivery.id, self.owner)
+            return None
+        try:
+            return self._process(delivery)
+        except LeaseLost:
+            log.warning(
+                "lease lost; another worker has the delivery",
+                extra={"delivery": delivery.id, "owner": self.owner},
+            )
+            return None
+
+    def run(self, stop: threading.Event) -> None:
+        """Process until `stop` is set; the delivery in hand is finished first."""
+        while not stop.is_set():
+            try:
+                outcome = self.process_one(stop)
+            except OperationalError as exc:
+                log.error("database unavailable: %s", exc.orig or exc)
+                stop.wait(min(5.0, self.config.poll_seconds * 10))
+                continue
+            if outcome is None:
+                stop.wait(self.config.poll_seconds)
+
+    def _process(self, delivery: Delivery) -> str:
+        started = time.monotonic()
+        handlers = self.router.handlers_for(delivery.event, delivery.action)
+        if not handlers:
+            action = f" action {delivery.action!r}" if delivery.action else ""
+            return self._finish(delivery, "ignored", f"no handler for {delivery.event!r}{action}")
+        try:
+            event = parse_event(delivery.event, json.loads(delivery.body))
+        except (PayloadError, ValueError) as exc:
+            return self._finish(delivery, "failed", str(exc))
+        try:
+            with self.store.inbox.finishing(delivery.id, self.owner, "processed") as tx:
+                ctx = HandlerContext(delivery.id, self.store, tx)
+                for handler in handlers:
+                    handler(event, ctx)
+        except Ignore as exc:
+            return self._finish(delivery, "ignored", exc.reason)
+        except LeaseLost:
+            raise
+        except TRANSIENT as exc:
+            return self._retry(delivery, f"{type(exc).__name__}: {exc}")
+        except Exception as exc:
+            log.exception("handler failed", extra={"delivery": delivery.id})
+            return self._finish(delivery, "failed", f"{type(exc).__name__}: {exc}")
+        log.info(
+            "processed %s%s",
+            delivery.event,
+            f".{delivery.action}" if delivery.action else "",
+            extra={
+                "delivery": delivery.id,
+                "ms": round((time.monotonic() - started) * 1000, 1),
+            },
+        )
+        return "processed"
+
+    def _finish(self, delivery: Delivery, status: str, reason: str) -> str:
+        self.store.inbox.finish(delivery.id, self.owner, status, reason)  # type: ignore[arg-type]
+        level = logging.WARNING if status == "failed" else logging.INFO
+        log.log(level, "%s: %s", status, reason, extra={"delivery": delivery.id})
+        return status
+
+    def _retry(self, delivery: Delivery, error: str) -> str:
+        if delivery.attempts >= self.config.max_attempts:
+            return self._finish(
+                delivery, "failed", f"gave up after {delivery.attempts} attempts: {error}"
+            )
+        delay = min(
+            self.config.retry_max_seconds,
+            self.config.retry_base_seconds * 2 ** (delivery.attempts - 1),
+        ) * (0.5 + self.jitter() / 2)
+        self.store.inbox.retry_later(delivery.id, self.owner, error, self.store.clock() + delay)
+        log.warning(
+            "retrying in %.1fs: %s",
+            delay,
+            error,
+            extra={"delivery": delivery.id, "attempt": delivery.attempts},
+        )
+        return "retrying"
+
+
+class WorkerPool:
+    """Worker threads inside one process; `stop` lets each finish what it holds."""
+
+    def __init__(self, store: Store, router: Router, config: WorkerConfig, threads: int) -> None:
+        self.stop_event = threading.Event()
+        self.workers = [
+            DeliveryWorker(store, router, config, owner=new_owner(f"t{i}")) for i in range(threads)
+        ]
+        self.threads = [
+            threading.Thread(
+                target=w.run, args=(self.stop_event,), name=f"odw-worker-{i}", daemon=True
+            )
+            for i, w in enumerate(self.workers)
+        ]
+
+    def start(self) -> WorkerPool:
+        for t in self.threads:
+            t.start()
+        return self
+
+    def stop(self, timeout: float = 30.0) -> bool:
+        """Signal and wait; True when every thread finished in time."""
+        self.stop_event.set()
+        deadline = time.monotonic() + timeout
+        for t in self.threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() for t in self.threads)

@@ -1,0 +1,72 @@
+"""The service's configuration: one pydantic-settings object, read once from
+`ODW_*` environment variables ."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class SettingsError(Exception):
+    """Configuration is missing or invalid; the message is one line."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ODW_", extra="ignore", frozen=True)
+
+    webhook_secret: SecretStr | None = None
+    webhook_secret_previous: SecretStr | None = None
+    app_id: int | None = None
+    private_key_path: Path | None = None
+    database_url: str | None = None
+    data_dir: Path = Path("var")
+    workers: int = Field(default=2, ge=0, le=64)
+    http_processes: int = Field(default=1, ge=1, le=64)
+    http_threads: int = Field(default=8, ge=1, le=256)
+    delivery_lease_seconds: float = Field(default=60.0, gt=0)
+    delivery_max_attempts: int = Field(default=5, ge=1)
+    retry_base_seconds: float = Field(default=2.0, ge=0)
+    retry_max_seconds: float = Field(default=300.0, ge=0)
+    poll_seconds: float = Field(default=0.2, gt=0)
+    log_level: str = "INFO"
+
+    @field_validator("webhook_secret", "webhook_secret_previous", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @property
+    def database(self) -> str:
+        """The database URL; SQLite under the data directory by default."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.data_dir / 'odw.sqlite3'}"
+
+    def webhook_secrets(self) -> list[str]:
+        """The secrets a signature may match: current, then previous (rotation)."""
+        return [
+            s.get_secret_value()
+            for s in (self.webhook_secret, self.webhook_secret_previous)
+            if s is not None
+        ]
+
+    def require_webhook_secret(self) -> None:
+        if self.webhook_secret is None:
+            raise SettingsError(
+                "ODW_WEBHOOK_SECRET is not set: set it to the webhook secret of your "
+                "GitHub App (`make run` creates a local one under var/)"
+            )
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read the environment; invalid values raise SettingsError with one line."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            field = str(err["loc"][0]) if err["loc"] else "?"
+            problems.append(f"ODW_{field.upper()}: {err['msg']}")
+        raise SettingsError("invalid settings: " + "; ".join(problems)) from None

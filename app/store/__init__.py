@@ -1,0 +1,28 @@
+"""Durable state: inbox, per-run event log, projections, outbox, leases.
+
+Importable without Flask; open with `Store.open(url)`.
+"""
+
+from app.store.base import StoreError
+from app.store.events import ConcurrencyError, EventLog
+from app.store.inbox import Delivery, Inbox, LeaseLost
+from app.store.leases import LeaseMergeLock, Leases, LockTimeout
+from app.store.outbox import Effect, Outbox
+from app.store.store import SchemaOutOfDate, Store, sqlite_url
+
+__all__ = [
+    "ConcurrencyError",
+    "Delivery",
+    "Effect",
+    "EventLog",
+    "Inbox",
+    "LeaseLost",
+    "LeaseMergeLock",
+    "Leases",
+    "LockTimeout",
+    "Outbox",
+    "SchemaOutOfDate",
+    "Store",
+    "StoreError",
+    "sqlite_url",
+]

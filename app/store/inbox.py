@@ -1,0 +1,264 @@
+"""The inbox: every accepted delivery, keyed by `X-GitHub-Delivery`.
+
+A delivery is stored before the webhook is answered, claimed by one worker at
+a time under a lease, and finished under that lease: a worker whose lease was
+taken over cannot finish (the fence), so a delivery's effects commit once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import Connection, and_, case, func, or_, select, update
+
+from app.store.base import Part
+from app.store.engine import REPEATABLE
+from app.store.schema import deliveries
+
+Status = Literal["received", "processing", "processed", "ignored", "failed"]
+FINAL_STATUSES: tuple[Status, ...] = ("processed", "ignored", "failed")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    id: str
+    event: str
+    action: str | None
+    installation_id: int | None
+    body: bytes
+    status: Status
+    attempts: int
+    error: str | None
+    received_at: float
+    finished_at: float | None
+    lease_owner: str | None
+    processed_by: str | None
+
+    def to_api(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "event": self.event,
+            "action": self.action,
+            "status": self.status,
+            "attempts": self.attempts,
+            "error": self.error,
+        }
+
+
+class LeaseLost(Exception):
+    """The delivery is no longer held by this worker; its work must not commit."""
+
+
+class Inbox(Part):
+    def _repeatable(self) -> AbstractContextManager[Connection]:
+        """A transaction for the worker's side, which is safe to repeat."""
+        return self._write(**REPEATABLE)
+
+    def record(
+        self,
+        delivery_id: str,
+        event: str,
+        action: str | None,
+        installation_id: int | None,
+        body: bytes,
+        *,
+        tx: Connection | None = None,
+    ) -> bool:
+        """Store a delivery; False when the id was seen before (nothing changes)."""
+        now = self.clock()
+        stmt = (
+            self._insert(deliveries)
+            .values(
+                id=delivery_id,
+                event=event,
+                action=action,
+                installation_id=installation_id,
+                body=body,
+                received_at=now,
+                status="received",
+                attempts=0,
+                next_attempt_at=now,
+            )
+            .on_conflict_do_nothing(index_elements=["id"])
+        )
+        with self._tx(tx) as conn:
+            return conn.execute(stmt.returning(stmt.table.c.id)).first() is not None
+
+    def get(self, delivery_id: str, *, tx: Connection | None = None) -> Delivery | None:
+        with self._read(tx) as conn:
+            row = conn.execute(
+                select(deliveries).where(deliveries.c.id == delivery_id)
+            ).one_or_none()
+        return None if row is None else _delivery(row)
+
+    def claim(self, owner: str, lease_seconds: float, limit: int = 1) -> list[Delivery]:
+        """Take up to `limit` due deliveries: new or retrying ones whose time has
+        come, and ones whose holder's lease expired (a dead worker's)."""
+        now = self.clock()
+        due = or_(
+            and_(deliveries.c.status == "received", deliveries.c.next_attempt_at <= now),
+            and_(deliveries.c.status == "processing", deliveries.c.lease_expires_at < now),
+        )
+        q = (
+            select(deliveries.c.id)
+            .where(due)
+            .order_by(deliveries.c.next_attempt_at, deliveries.c.received_at)
+            .limit(limit)
+        )
+        if self.is_postgres:
+            q = q.with_for_update(skip_locked=True)
+        with self._repeatable() as conn:
+            ids = [i for (i,) in conn.execute(q)]
+            if not ids:
+                return []
+            conn.execute(
+                update(deliveries)
+                .where(deliveries.c.id.in_(ids), due)
+                .values(
+                    status="processing",
+                    lease_owner=owner,
+                    lease_expires_at=now + lease_seconds,
+                    attempts=deliveries.c.attempts + 1,
+                )
+            )
+            rows = conn.execute(
+                select(deliveries).where(
+                    deliveries.c.id.in_(ids), deliveries.c.lease_owner == owner
+                )
+            ).all()
+        return sorted((_delivery(r) for r in rows), key=lambda d: ids.index(d.id))
+
+    def heartbeat(self, delivery_id: str, owner: str, lease_seconds: float) -> bool:
+        with self._repeatable() as conn:
+            return (
+                conn.execute(
+                    update(deliveries)
+                    .where(_held(delivery_id, owner))
+                    .values(lease_expires_at=self.clock() + lease_seconds)
+                ).rowcount
+                == 1
+            )
+
+    @contextmanager
+    def finishing(
+        self, delivery_id: str, owner: str, status: Status, error: str | None = None
+    ) -> Iterator[Connection]:
+        """A transaction that first marks the delivery finished under the lease,
+        then lets the caller write the delivery's effects; all or nothing.
+
+        Raises LeaseLost (and writes nothing) when the lease was taken over.
+        """
+        with self._repeatable() as conn:
+            self._finish(conn, delivery_id, owner, status, error)
+            yield conn
+
+    def finish(
+        self, delivery_id: str, owner: str, status: Status, error: str | None = None
+    ) -> None:
+        with self._repeatable() as conn:
+            self._finish(conn, delivery_id, owner, status, error)
+
+    def retry_later(self, delivery_id: str, owner: str, error: str, at: float) -> None:
+        """Give the delivery back for another attempt at time `at`."""
+        with self._repeatable() as conn:
+            n = conn.execute(
+                update(deliveries)
+                .where(_held(delivery_id, owner))
+                .values(
+                    status="received",
+                    next_attempt_at=at,
+                    error=error,
+                    lease_owner=None,
+                    lease_expires_at=None,
+                )
+            ).rowcount
+        if n != 1:
+            raise LeaseLost(delivery_id)
+
+    def release(self, delivery_id: str, owner: str) -> bool:
+        """Hand a claimed delivery back untouched (graceful shutdown)."""
+        with self._repeatable() as conn:
+            return (
+                conn.execute(
+                    update(deliveries)
+                    .where(_held(delivery_id, owner))
+                    .values(
+                        status="received",
+                        attempts=deliveries.c.attempts - 1,
+                        lease_owner=None,
+                        lease_expires_at=None,
+                    )
+                ).rowcount
+                == 1
+            )
+
+    def counts(self) -> dict[tuple[str, str], int]:
+        """Deliveries by (event, status)."""
+        with self._read(None) as conn:
+            q = select(deliveries.c.event, deliveries.c.status, func.count()).group_by(
+                deliveries.c.event, deliveries.c.status
+            )
+            return {(e, s): int(n) for e, s, n in conn.execute(q)}
+
+    def latency_histogram(self, bounds: tuple[float, ...]) -> tuple[list[int], int, float]:
+        """Cumulative counts of finished deliveries whose processing (received to
+        finished) took at most each bound, plus the total count and sum."""
+        latency = deliveries.c.finished_at - deliveries.c.received_at
+        cols = [func.sum(case((latency <= b, 1), else_=0)) for b in bounds]
+        q = select(*cols, func.count(), func.coalesce(func.sum(latency), 0.0)).where(
+            deliveries.c.finished_at.is_not(None)
+        )
+        with self._read(None) as conn:
+            row = conn.execute(q).one()
+        return [int(v or 0) for v in row[:-2]], int(row[-2]), float(row[-1])
+
+    def _finish(
+        self,
+        conn: Connection,
+        delivery_id: str,
+        owner: str,
+        status: Status,
+        error: str | None,
+    ) -> None:
+        n = conn.execute(
+            update(deliveries)
+            .where(_held(delivery_id, owner))
+            .values(
+                status=status,
+                error=error,
+                finished_at=self.clock(),
+                processed_by=owner,
+                lease_owner=None,
+                lease_expires_at=None,
+            )
+        ).rowcount
+        if n != 1:
+            raise LeaseLost(delivery_id)
+
+
+def _held(delivery_id: str, owner: str):  # type: ignore[no-untyped-def]
+    return and_(
+        deliveries.c.id == delivery_id,
+        deliveries.c.status == "processing",
+        deliveries.c.lease_owner == owner,
+    )
+
+
+def _delivery(row) -> Delivery:  # type: ignore[no-untyped-def]
+    return Delivery(
+        id=row.id,
+        event=row.event,
+        action=row.action,
+        installation_id=row.installation_id,
+        body=bytes(row.body),
+        status=row.status,
+        attempts=row.attempts,
+        error=row.error,
+        received_at=row.received_at,
+        finished_at=row.finished_at,
+        lease_owner=row.lease_owner,
+        processed_by=row.processed_by,
+    )

@@ -1,0 +1,159 @@
+"""The outbox: effects recorded in the same transaction as the decision that
+made them, performed later by an executor, each identified by an idempotency
+key so a crash between "done" and "recorded" repeats the effect's check, not
+the effect."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlalchemy import Connection, and_, func, or_, select, update
+
+from app.store.base import Part, dumps, loads
+from app.store.schema import outbox
+
+EffectStatus = Literal["pending", "in_flight", "done", "dead"]
+
+
+@dataclass(frozen=True)
+class Effect:
+    key: str
+    kind: str
+    run_id: str | None
+    payload: dict[str, Any]
+    status: EffectStatus
+    attempts: int
+    next_attempt_at: float
+    last_error: str | None
+    result: Any
+
+
+class Outbox(Part):
+    def enqueue(
+        self,
+        key: str,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        run_id: str | None = None,
+        not_before: float | None = None,
+        tx: Connection | None = None,
+    ) -> bool:
+        """Record an effect; False (and nothing changes) when the key exists."""
+        now = self.clock()
+        stmt = (
+            self._insert(outbox)
+            .values(
+                key=key,
+                kind=kind,
+                run_id=run_id,
+                payload=dumps(payload),
+                status="pending",
+                attempts=0,
+                next_attempt_at=now if not_before is None else not_before,
+                created_at=now,
+                updated_at=now,
+            )
+            .on_conflict_do_nothing(index_elements=["key"])
+        )
+        with self._tx(tx) as conn:
+            return conn.execute(stmt.returning(stmt.table.c.key)).first() is not None
+
+    def claim(self, owner: str, lease_seconds: float, limit: int = 1) -> list[Effect]:
+        """Take due effects, and in-flight ones whose executor's lease expired."""
+        now = self.clock()
+        due = or_(
+            and_(outbox.c.status == "pending", outbox.c.next_attempt_at <= now),
+            and_(outbox.c.status == "in_flight", outbox.c.lease_expires_at < now),
+        )
+        q = select(outbox.c.key).where(due).order_by(outbox.c.next_attempt_at).limit(limit)
+        if self.is_postgres:
+            q = q.with_for_update(skip_locked=True)
+        with self._write() as conn:
+            keys = [k for (k,) in conn.execute(q)]
+            if not keys:
+                return []
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.key.in_(keys), due)
+                .values(
+                    status="in_flight",
+                    lease_owner=owner,
+                    lease_expires_at=now + lease_seconds,
+                    attempts=outbox.c.attempts + 1,
+                    updated_at=now,
+                )
+            )
+            rows = conn.execute(
+                select(outbox).where(outbox.c.key.in_(keys), outbox.c.lease_owner == owner)
+            ).all()
+        return [_effect(r) for r in rows]
+
+    def complete(
+        self, key: str, owner: str, result: Any = None, *, tx: Connection | None = None
+    ) -> bool:
+        """Mark done; False when the effect is no longer held by `owner`."""
+        return self._settle(key, owner, {"status": "done", "result": dumps(result)}, tx)
+
+    def fail(
+        self,
+        key: str,
+        owner: str,
+        error: str,
+        *,
+        retry_at: float | None,
+        tx: Connection | None = None,
+    ) -> bool:
+        """Record a failed attempt: back to pending at `retry_at`, or dead if None."""
+        values: dict[str, Any] = {"last_error": error}
+        if retry_at is None:
+            values["status"] = "dead"
+        else:
+            values.update(status="pending", next_attempt_at=retry_at)
+        return self._settle(key, owner, values, tx)
+
+    def get(self, key: str, *, tx: Connection | None = None) -> Effect | None:
+        with self._read(tx) as conn:
+            row = conn.execute(select(outbox).where(outbox.c.key == key)).one_or_none()
+        return None if row is None else _effect(row)
+
+    def list(self, *, run_id: str | None = None, tx: Connection | None = None) -> list[Effect]:
+        q = select(outbox).order_by(outbox.c.created_at, outbox.c.key)
+        if run_id is not None:
+            q = q.where(outbox.c.run_id == run_id)
+        with self._read(tx) as conn:
+            return [_effect(r) for r in conn.execute(q)]
+
+    def backlog(self) -> dict[str, int]:
+        """Effects by status."""
+        with self._read(None) as conn:
+            q = select(outbox.c.status, func.count()).group_by(outbox.c.status)
+            return {s: int(n) for s, n in conn.execute(q)}
+
+    def _settle(self, key: str, owner: str, values: dict[str, Any], tx: Connection | None) -> bool:
+        with self._tx(tx) as conn:
+            n = conn.execute(
+                update(outbox)
+                .where(
+                    outbox.c.key == key,
+                    outbox.c.status == "in_flight",
+                    outbox.c.lease_owner == owner,
+                )
+                .values(**values, lease_owner=None, lease_expires_at=None, updated_at=self.clock())
+            ).rowcount
+        return n == 1
+
+
+def _effect(row) -> Effect:  # type: ignore[no-untyped-def]
+    return Effect(
+        key=row.key,
+        kind=row.kind,
+        run_id=row.run_id,
+        payload=loads(row.payload),
+        status=row.status,
+        attempts=row.attempts,
+        next_attempt_at=row.next_attempt_at,
+        last_error=row.last_error,
+        result=loads(row.result),
+    )

@@ -1,0 +1,189 @@
+"""The real service under gunicorn on loopback, driven by signed deliveries."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from app.store import Store
+from tests.conftest import REPO_ROOT
+from tests.service.live import free_port, kill_group, request, running_service, wait_healthy
+from tests.webhooks import oracle
+
+pytestmark = pytest.mark.slow
+
+SECRET = "live-test-secret"
+FINAL = ("processed", "ignored", "failed")
+
+
+def wait_final(store: Store, ids: list[str], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    pending = list(ids)
+    while pending and time.monotonic() < deadline:
+        pending = [i for i in pending if (d := store.inbox.get(i)) is None or d.status not in FINAL]
+        if pending:
+            time.sleep(0.1)
+    assert not pending, f"{len(pending)} deliveries never finished, e.g. {pending[:3]}"
+
+
+def oversized_post(port: int, size: int = 26_000_000) -> tuple[int, int]:
+    """Send headers for a `size` body and only part of it; the answer must come
+    without the server waiting for (or reading) the rest."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    try:
+        head = (
+            "POST /webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "X-GitHub-Event: push\r\nX-GitHub-Delivery: too-big\r\n"
+            f"X-Hub-Signature-256: sha256={'0' * 64}\r\nContent-Length: {size}\r\n\r\n"
+        )
+        sock.sendall(head.encode() + b" " * 65536)
+        reply = sock.recv(4096).decode("latin-1")
+        return int(reply.split(" ", 2)[1]), 65536
+    finally:
+        sock.close()
+
+
+def test_published_examples_through_gunicorn(tmp_path: Path) -> None:
+    examples = oracle.require(*oracle.ODW_EVENTS)
+    with running_service(tmp_path, SECRET, tmp_path / "serve.log", ODW_WORKERS="2") as (port, _):
+        accepted: list[str] = []
+        for ex in examples:
+            body, headers = oracle.signed(SECRET, ex.event, ex.as_app_delivery())
+            status, reply = request(port, "POST", "/webhooks", body, headers)
+            assert status == 202, (ex.id, reply)
+            accepted.append(headers["X-GitHub-Delivery"])
+        body, headers = oracle.signed(SECRET, "push", examples[0].payload, accepted[0])
+        assert request(port, "POST", "/webhooks", body, headers)[0] == 202  # duplicate
+
+        body, headers = oracle.signed("wrong", "push", examples[0].payload, "unsigned")
+        assert request(port, "POST", "/webhooks", body, headers)[0] == 401
+        body, headers = oracle.signed(SECRET, "push", b"<xml/>", "not-json")
+        assert request(port, "POST", "/webhooks", body, headers)[0] == 400
+        assert oversized_post(port)[0] == 413
+        assert request(port, "GET", "/healthz")[0] == 200
+
+        store = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}", migrate_schema=False)
+        wait_final(store, accepted)
+        for delivery_id in accepted:
+            status, reply = request(port, "GET", f"/api/deliveries/{delivery_id}")
+            assert status == 200
+            assert json.loads(reply)["status"] == "processed", reply
+        for refused in ("unsigned", "not-json", "too-big"):
+            assert store.inbox.get(refused) is None
+        assert sorted(store.activity.count_by_delivery().values()) == [1] * len(accepted)
+        metrics = request(port, "GET", "/metrics")[1].decode()
+        assert f"odw_delivery_processing_seconds_count {len(accepted)}" in metrics
+        store.close()
+
+
+def test_kill_9_while_deliveries_are_in_flight_loses_nothing_and_repeats_nothing(
+    tmp_path: Path,
+) -> None:
+    examples = oracle.require("push", "pull_request", "issue_comment", "workflow_run")
+    log = tmp_path / "serve.log"
+    extra = {"ODW_WORKERS": "2", "ODW_DELIVERY_LEASE_SECONDS": "2", "ODW_POLL_SECONDS": "0.05"}
+    total, senders = 400, 8
+    acked: list[str] = []
+    lock = threading.Lock()
+    with running_service(tmp_path, SECRET, log, **extra) as (port, proc):
+        stop = threading.Event()
+
+        def send(n: int) -> None:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            for i in range(n, total, senders):
+                if stop.is_set():
+                    return
+                ex = examples[i % len(examples)]
+                body, headers = oracle.signed(
+                    SECRET, ex.event, ex.as_app_delivery(), f"kill-{i}-{uuid.uuid4().hex[:6]}"
+                )
+                try:
+                    conn.request("POST", "/webhooks", body=body, headers=headers)
+                    resp = conn.getresponse()
+                    resp.read()
+                except (OSError, http.client.HTTPException):
+                    return  # the service died under us: this one was never acknowledged
+                if resp.status == 202:
+                    with lock:
+                        acked.append(headers["X-GitHub-Delivery"])
+
+        threads = [threading.Thread(target=send, args=(n,)) for n in range(senders)]
+        for t in threads:
+            t.start()
+        deadline = time.monotonic() + 30
+        while len(acked) < total // 2 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        kill_group(proc, signal.SIGKILL)  # the whole service: master, workers, threads
+        stop.set()
+        for t in threads:
+            t.join(timeout=30)
+
+    assert len(acked) >= total // 2
+    store = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}", migrate_schema=False)
+    at_kill = {i: store.inbox.get(i).status for i in acked}  # type: ignore[union-attr]
+    unfinished = [i for i, s in at_kill.items() if s not in FINAL]
+    print("status at kill:", {s: list(at_kill.values()).count(s) for s in set(at_kill.values())})
+    with running_service(tmp_path, SECRET, log, **extra):
+        wait_final(store, acked, timeout=60)
+    statuses = {store.inbox.get(i).status for i in acked}  # type: ignore[union-attr]
+    assert statuses == {"processed"}
+    counts = store.activity.count_by_delivery()
+    assert [i for i in acked if counts.get(i) != 1] == []
+    assert all(n == 1 for n in counts.values())
+    store.close()
+    # The kill must have caught work in flight, or the test proved nothing.
+    assert unfinished, "every delivery was already finished when the service was killed"
+
+
+def test_serve_without_a_secret_is_one_clear_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
+    env["ODW_DATA_DIR"] = str(tmp_path)
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("odw")), "serve", "--port", str(free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip().count("\n") == 0
+    assert "ODW_WEBHOOK_SECRET is not set" in result.stderr
+
+
+def test_make_run_serves_healthz(tmp_path: Path) -> None:
+    venv = Path(sys.executable).parent.parent
+    if not (venv / ".installed-stamp").is_file():
+        pytest.skip("not running from a virtualenv made by `make` (no .installed-stamp)")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
+    proc = subprocess.Popen(
+        ["make", "-s", "run", f"VENV={venv}", f"PORT={port}", f"RUN_DIR={tmp_path}"],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        wait_healthy(port, proc)  # type: ignore[arg-type]
+        secret_file = tmp_path / "webhook-secret"
+        assert secret_file.is_file() and oct(secret_file.stat().st_mode & 0o777) == "0o600"
+        assert (tmp_path / "odw.sqlite3").is_file()
+        body, headers = oracle.signed(secret_file.read_text().strip(), "star", {}, "via-make")
+        assert request(port, "POST", "/webhooks", body, headers)[0] == 202
+    finally:
+        kill_group(proc, signal.SIGTERM)  # type: ignore[arg-type]
+    assert proc.stdout is not None
+    assert b"using the local secret in" in proc.stdout.read()

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+from app.store import Store
+from tests.store.conftest import FakeClock
+
+
+def test_enqueue_is_idempotent_by_key(store: Store) -> None:
+    assert store.outbox.enqueue("run1:check:1.2", "create_check", {"task": "1.2"}, run_id="run1")
+    assert not store.outbox.enqueue("run1:check:1.2", "create_check", {"task": "other"})
+    effect = store.outbox.get("run1:check:1.2")
+    assert effect is not None
+    assert effect.payload == {"task": "1.2"}
+    assert (effect.status, effect.attempts, effect.run_id) == ("pending", 0, "run1")
+
+
+def test_claim_complete_and_the_backlog(store: Store) -> None:
+    store.outbox.enqueue("a", "k", {})
+    store.outbox.enqueue("b", "k", {})
+    claimed = store.outbox.claim("ex1", lease_seconds=30, limit=5)
+    assert sorted(e.key for e in claimed) == ["a", "b"]
+    assert store.outbox.claim("ex2", lease_seconds=30) == []
+    assert store.outbox.complete("a", "ex1", result={"id": 7})
+    assert store.outbox.backlog() == {"done": 1, "in_flight": 1}
+    done = store.outbox.get("a")
+    assert done is not None and done.result == {"id": 7}
+
+
+def test_failed_attempts_retry_at_their_time_then_die(store: Store, clock: FakeClock) -> None:
+    store.outbox.enqueue("a", "k", {})
+    (e,) = store.outbox.claim("ex", 30)
+    assert store.outbox.fail("a", "ex", "HTTP 502", retry_at=clock() + 60)
+    assert store.outbox.claim("ex", 30) == []
+    clock.advance(61)
+    (e,) = store.outbox.claim("ex", 30)
+    assert e.attempts == 2 and e.last_error == "HTTP 502"
+    assert store.outbox.fail("a", "ex", "HTTP 422", retry_at=None)
+    dead = store.outbox.get("a")
+    assert dead is not None and (dead.status, dead.last_error) == ("dead", "HTTP 422")
+    clock.advance(1000)
+    assert store.outbox.claim("ex", 30) == []
+
+
+def test_a_dead_executors_effect_is_reclaimed_and_its_late_result_refused(
+    store: Store, clock: FakeClock
+) -> None:
+    store.outbox.enqueue("a", "k", {}, not_before=clock() + 5)
+    assert store.outbox.claim("ex1", 30) == []
+    clock.advance(5)
+    assert [e.key for e in store.outbox.claim("ex1", 30)] == ["a"]
+    clock.advance(31)
+    assert [e.key for e in store.outbox.claim("ex2", 30)] == ["a"]
+    assert not store.outbox.complete("a", "ex1")
+    assert store.outbox.complete("a", "ex2")
+    assert [e.key for e in store.outbox.list()] == ["a"]
