@@ -116,7 +116,7 @@ def run_stage_cmd(args: argparse.Namespace) -> int:
         workdir=args.workdir,
         agent=agent,
         out_dir=out.parent,
-        deadline=args.deadline or config.config.deadline_for(args.stage, DEFAULT_DEADLINE),
+        deadline=args.deadline or config.config.stage_deadlines.get(args.stage, DEFAULT_DEADLINE),
         grace=args.grace,
         gates=tuple(args.gate if args.gate is not None else config.gates),
         gate_timeout=args.gate_timeout,

@@ -6,14 +6,11 @@ One model for the runner, local mode and the App. The file is parsed elsewhere
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from app.core.verdict import StageName
+from app.core.config import RunConfig
 
-ResumeMode = Literal["assess", "review", "continue"]
 CONFIG_PATH = ".github/odw.yml"
 
 
@@ -21,31 +18,6 @@ class _Model(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
     )
-
-
-class RunSettings(_Model):
-    """How a run behaves; the camelCase names are what the file spells."""
-
-    max_parallel: int = Field(default=2, ge=1)
-    stage_attempts: int = Field(default=2, ge=1)
-    max_design_rounds: int = Field(default=2, ge=1)
-    max_review_rounds: int = Field(default=3, ge=1)
-    gate_retry_budget: int = Field(default=2, ge=0)
-    route_budget: int = Field(default=6, ge=0)
-    auto_merge: bool = True
-    dry_run: bool = False
-    assess_partial_branches: bool = True
-    resume_partial_branches: bool = False
-    resume_mode: ResumeMode = "assess"
-    resume_task_id: str | None = None
-    resume_max_candidates: int = Field(default=10, ge=1)
-    stage_deadlines: dict[StageName, float] = Field(default_factory=dict)
-
-    def deadline_for(self, stage: str, default: float) -> float:
-        for name, seconds in self.stage_deadlines.items():
-            if name == stage:
-                return float(seconds)
-        return default
 
 
 class CommitIdentity(_Model):
@@ -58,7 +30,7 @@ class RepoConfig(_Model):
     gates: list[str] = Field(default_factory=list)
     base: str = "main"
     identity: CommitIdentity | None = None
-    config: RunSettings = Field(default_factory=RunSettings)
+    config: RunConfig = Field(default_factory=RunConfig)
 
 
 class RepoConfigError(ValueError):
