@@ -13,20 +13,27 @@ from dataclasses import dataclass
 from typing import Literal
 
 _HEX = re.compile(r"\b[0-9a-f]{7,64}\b")
-_NUMBER = re.compile(r"\d+")
+_TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?")
+_DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|m|min)\b")
+_LOCATION = re.compile(r"(?::\d+){1,2}\b|\bline \d+")
+_TMP_PATH = re.compile(r"/tmp/[^\s:'\"]+")
 _SPACE = re.compile(r"\s+")
 
 GateDecision = Literal["retry", "exhausted"]
 
 
 def normalise_reason(reason: str) -> str:
-    """Lower-case, hashes and numbers masked, whitespace collapsed.
+    """Lower-case; SHAs, timestamps, durations, line positions and temp paths masked.
 
-    Line numbers, durations and SHAs change between identical failures; masking
-    them keeps a repeated failure recognisable as the same one.
+    Those change between identical failures, so masking them keeps a repeated
+    failure recognisable. Other numbers stay: "3 tests failed" becoming "1 test
+    failed" is progress and must not be charged.
     """
-    text = _HEX.sub("<hex>", reason.lower())
-    text = _NUMBER.sub("<n>", text)
+    text = _TIMESTAMP.sub("<time>", reason.lower())
+    text = _HEX.sub("<hex>", text)
+    text = _DURATION.sub("<duration>", text)
+    text = _LOCATION.sub("<at>", text)
+    text = _TMP_PATH.sub("<tmp>", text)
     return _SPACE.sub(" ", text).strip()
 
 
