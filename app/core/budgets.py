@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 _HEX = re.compile(r"\b[0-9a-f]{7,64}\b")
-_TIMESTAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?")
+_TIMESTAMP = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?"
+)
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s|sec|seconds|m|min)\b")
 _LOCATION = re.compile(r"(?::\d+){1,2}\b|\bline \d+")
-_TMP_PATH = re.compile(r"/tmp/[^\s:'\"]+")
+_TMP_PATH = re.compile(r"/tmp/[^\s:'\"]+")  # noqa: S108 (a pattern to mask, not a file)
 _SPACE = re.compile(r"\s+")
 
 GateDecision = Literal["retry", "exhausted"]
