@@ -90,6 +90,37 @@ def _read_plan(workdir: Path, rel: str) -> str | None:
     return path.read_text("utf-8", errors="replace")
 
 
+def _switch_to_task_branch(workdir: Path, req: StageRequest, branch: str | None) -> str:
+    """Write stages work on the task branch: switch to it (creating it from HEAD).
+
+    Only a clean checkout is switched, so nothing of the caller's is carried
+    along or lost; a dirty one is refused with what to do.
+    """
+    found = f"branch {branch}" if branch else "a detached HEAD"
+    if gitwork.status(workdir):
+        raise StageSetupError(
+            f"the {req.stage} stage needs {req.expected_branch} checked out; found {found} "
+            "with uncommitted changes (commit or stash them, or check out the task branch)"
+        )
+    exists = (
+        gitwork.git(
+            workdir,
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            f"refs/heads/{req.expected_branch}",
+            check=False,
+        ).returncode
+        == 0
+    )
+    args = ("switch", req.expected_branch) if exists else ("switch", "-c", req.expected_branch)
+    try:
+        gitwork.git(workdir, *args)
+    except GitError as exc:
+        raise StageSetupError(f"cannot switch to {req.expected_branch}: {exc}") from None
+    return req.expected_branch
+
+
 def prepare(req: StageRequest) -> _Setup:
     """Check the request against the checkout; StageSetupError names what is wrong."""
     if req.stage not in AGENT_STAGES:
@@ -113,14 +144,11 @@ def prepare(req: StageRequest) -> _Setup:
     push_url = None
     if req.stage in WRITE_STAGES:
         if branch != req.expected_branch:
-            found = f"branch {branch}" if branch else "a detached HEAD"
-            raise StageSetupError(
-                f"the {req.stage} stage needs {req.expected_branch} checked out; found {found}"
-            )
+            branch = _switch_to_task_branch(workdir, req, branch)
         if req.push:
+            # No remote (a purely local checkout) means nothing to push to: the
+            # push check records that instead of refusing to run the stage.
             push_url = gitwork.remote_url(workdir, req.remote)
-            if push_url is None:
-                raise StageSetupError(f"the checkout has no remote named {req.remote}")
     roadmap = workdir / ROADMAP_PATH
     try:
         roadmap_text = roadmap.read_text("utf-8", errors="replace")
@@ -255,8 +283,12 @@ class _Writer:
         self.salvage = salvage.collect(self.setup.workdir, paths, self.req.out_dir / "salvage")
 
     def _push(self) -> None:
-        if not self.req.push or self.setup.push_url is None:
+        if not self.req.push:
             self.checks.append(Check(name="push", status="skipped", reason="push disabled"))
+            return
+        if self.setup.push_url is None:
+            reason = f"the checkout has no remote named {self.req.remote}; commits stay local"
+            self.checks.append(Check(name="push", status="skipped", reason=reason))
             return
         if gitwork.head(self.setup.workdir) == self.head_before:
             self.checks.append(Check(name="push", status="skipped", reason="no new commits"))

@@ -173,9 +173,8 @@ def test_assess_report(repo, make_agent, stage) -> None:
         (["--token", "bad token!"], "token"),
         (["--stage", "deploy"], "invalid choice"),
         (["--task", "9.9.9", "--stage", "review"], "task 9.9.9 is not in docs/roadmap.md"),
-        (["--branch", "roadmap-2-2-2"], "needs roadmap-2-2-2 checked out"),
     ],
-    ids=["token", "stage", "unknown-task", "wrong-branch"],
+    ids=["token", "stage", "unknown-task"],
 )
 def test_bad_usage_exits_2_and_runs_nothing(repo, make_agent, run_odw, tmp_path, args, message):
     ran = tmp_path / "ran"
@@ -197,6 +196,39 @@ def test_bad_usage_exits_2_and_runs_nothing(repo, make_agent, run_odw, tmp_path,
     assert proc.returncode == 2
     assert message in proc.stderr
     assert not ran.exists()
+
+
+def test_dirty_checkout_on_another_branch_is_refused(repo, make_agent, stage, tmp_path) -> None:
+    ran = tmp_path / "ran"
+    agent = make_agent("never", f"open({str(ran)!r}, 'w')\n")
+    (repo.clone / "README.md").write_text("local edit\n")
+    result = stage(repo.clone, agent, "--branch", "roadmap-2-2-2")
+    assert result.code == 2
+    assert "needs roadmap-2-2-2 checked out" in result.stderr
+    assert "uncommitted changes" in result.stderr
+    assert not ran.exists()
+
+
+def test_clean_checkout_is_switched_to_the_task_branch(repo, make_agent, stage) -> None:
+    git(repo.clone, "checkout", "-q", "main")
+    agent = make_agent("writer", f"open('work.txt', 'w').write('x')\nprint({MARKER!r})\n")
+    result = stage(repo.clone, agent)
+    assert result.code == 0, result.stderr
+    head = git(repo.clone, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    assert head == "roadmap-1-1-1"
+    assert repo.origin_head("roadmap-1-1-1") == result.verdict.head_after
+
+
+def test_checkout_without_a_remote_commits_and_records_the_skipped_push(
+    repo, make_agent, stage
+) -> None:
+    git(repo.clone, "remote", "remove", "origin")
+    agent = make_agent("writer", f"open('work.txt', 'w').write('x')\nprint({MARKER!r})\n")
+    result = stage(repo.clone, agent)
+    assert result.code == 0, result.stderr
+    push = result.verdict.check("push")
+    assert push is not None and push.status == "skipped" and "no remote" in push.reason
+    assert result.verdict.commits
 
 
 def test_output_inside_the_checkout_is_refused(repo, make_agent, run_odw) -> None:
