@@ -15,12 +15,6 @@ from typing import Any
 
 from app.cli.errors import UsageError, UserError
 from app.cli.output import print_json, table
-from app.local.dryrun import dry_run
-from app.local.launch import Request, RoadmapInvalid
-from app.local.progress import ProgressView
-from app.local.repo import RepoError
-from app.local.run import RunRefused, execute, prepare
-from app.local.settings import SettingsError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,6 +41,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run_local(args: argparse.Namespace) -> int:
+    # Imported here: the store and rich are heavy, and every `odw stage` a run
+    # spawns loads this module too.
+    from app.local.dryrun import dry_run
+    from app.local.launch import Request, RoadmapInvalid
+    from app.local.progress import ProgressView
+    from app.local.repo import RepoError
+    from app.local.run import RunRefused, execute, prepare
+    from app.local.settings import SettingsError
+
     request = Request(
         path=args.local,
         agent=args.agent,

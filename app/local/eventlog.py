@@ -37,6 +37,8 @@ class StoreEventLog:
     def load(self) -> list[dict[str, Any]]:
         rows = self.store.events.load(self.run_id)
         self.ended = any(r.get("type") == "run-ended" for r in rows)
+        if self.listener is not None and rows:
+            self.listener(rows)
         return rows
 
     def append(self, events: Sequence[dict[str, Any]], expected_version: int) -> int:

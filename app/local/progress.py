@@ -42,12 +42,21 @@ class ProgressView:
         self._since: dict[str, tuple[str, float]] = {}
         self._lock = threading.Lock()
         self._live: Live | None = None
+        self.broken = False
 
     def feed(self, rows: Sequence[dict[str, Any]]) -> None:
         """Apply stored events (a whole log on resume, then each appended batch)."""
+        if self.broken:
+            return
         with self._lock:
-            for row in rows:
-                apply(self.state, ev.event_from_json(row))
+            try:
+                for row in rows:
+                    apply(self.state, ev.event_from_json(row))
+            except (KeyError, ValueError) as exc:
+                # The view is a convenience: it must never stop the run it shows.
+                self.broken = True
+                self.console.print(f"odw run: progress view stopped: {exc!r}")
+                return
             now = time.monotonic()
             for t in self.state.tasks.values():
                 mark = f"{t.status}/{t.stage}"
