@@ -26,7 +26,8 @@ GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
 }
 # Short deadlines: nothing in these tests should take longer than a few seconds.
-FAST = {"stageDeadlines": {s: 20 for s in ("plan", "design-review", "implement", "review", "fix")}}
+AGENT_STAGES = ("plan", "design-review", "implement", "review", "fix")
+FAST = {"stageDeadlines": dict.fromkeys(AGENT_STAGES, 20)}
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:

@@ -8,9 +8,13 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from app.store import Store
 from app.store.store import sqlite_url
 from tests.local.conftest import FAST, result_of
+
+pytestmark = pytest.mark.slow
 
 ROADMAP = """\
 ## 1. Work

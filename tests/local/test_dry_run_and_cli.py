@@ -7,9 +7,13 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from app.store import Store
 from app.store.store import sqlite_url
 from tests.local.conftest import AGENT, FAST, git, make_project, result_of
+
+pytestmark = pytest.mark.slow
 
 ROADMAP = """\
 ## 1. Work

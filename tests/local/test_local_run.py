@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.local.conftest import FAST, git, result_of
+
+pytestmark = pytest.mark.slow
 
 SIX = """\
 # Roadmap
