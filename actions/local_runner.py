@@ -19,18 +19,20 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from filelock import FileLock
 from pydantic import ValidationError
 
-from actions.gates import DEFAULT_GATE_TIMEOUT
+from actions import gitwork
+from actions.gates import DEFAULT_GATE_TIMEOUT, run_gates
 from actions.gitwork import NETWORK_TIMEOUT, GitError, Identity, git
 from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE
 from app.core.naming import slug, task_branch
-from app.core.verdict import AGENT_STAGES, Verdict, valid_token
+from app.core.verdict import AGENT_STAGES, WRITE_STAGES, Check, Verdict, valid_token
 
 # Time `odw stage` gets beyond the agent's deadline and gates before it is killed.
 RUNNER_MARGIN = 120.0
@@ -66,8 +68,14 @@ def _common_dir(clone: Path) -> Path:
     return Path(out.strip())
 
 
-def _add_worktree(clone: Path, path: Path, *, remote: str, base: str, branch: str) -> str:
-    """Fetch and check `branch` out at `path`; returns the start point used."""
+def _add_worktree(
+    clone: Path, path: Path, *, remote: str, base: str, branch: str, detach: bool = False
+) -> str:
+    """Fetch and check `branch` out at `path`; returns the start point used.
+
+    With `detach` the checkout is a detached HEAD at the same commit, so several
+    read-only attempts of one task (the two review lanes) can run side by side.
+    """
     listed = git(
         clone, "ls-remote", "--heads", remote, f"refs/heads/{branch}", timeout=NETWORK_TIMEOUT
     ).stdout
@@ -77,8 +85,22 @@ def _add_worktree(clone: Path, path: Path, *, remote: str, base: str, branch: st
     git(clone, "fetch", "--no-tags", "--quiet", remote, *specs, timeout=NETWORK_TIMEOUT)
     start = f"refs/remotes/{remote}/{branch if listed.strip() else base}"
     git(clone, "worktree", "prune")
-    git(clone, "worktree", "add", "--quiet", "--no-track", "-B", branch, str(path), start)
+    if detach:
+        git(clone, "worktree", "add", "--quiet", "--detach", str(path), start)
+    else:
+        git(clone, "worktree", "add", "--quiet", "--no-track", "-B", branch, str(path), start)
     return start
+
+
+def remove_worktree(clone: Path, path: Path) -> None:
+    """Remove a worktree of `clone` (one a dead attempt left behind, say); never raises."""
+    try:
+        common = _common_dir(Path(clone).resolve())
+    except GitError:
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    with _repo_lock(common):
+        _remove_worktree(clone, path)
 
 
 def _remove_worktree(clone: Path, path: Path) -> None:
@@ -136,13 +158,17 @@ def run_local_stage(
     context_text: str | None = None,
     out_dir: Path | None = None,
     env: Mapping[str, str] | None = None,
+    on_worktree: Callable[[Path], None] | None = None,
+    on_spawn: Callable[[int], None] | None = None,
 ) -> StageRun:
     """Run one stage for `task` in a fresh worktree of `clone` and return its verdict.
 
     `clone` is any local repository with `remote` configured (the remote is the
     forge: a bare repository in local mode). The verdict, prompt, capped agent
     log and salvage bundle are left in `out_dir` (a new temporary directory
-    when not given), which the caller owns.
+    when not given), which the caller owns. `on_worktree` learns the worktree's
+    path before it is created and `on_spawn` the runner's pid (its own process
+    group) once started, so a caller that dies can be cleaned up after.
     """
     if stage not in AGENT_STAGES:
         raise LocalRunnerError(f"unknown stage {stage!r} (one of {', '.join(AGENT_STAGES)})")
@@ -158,9 +184,18 @@ def run_local_stage(
         raise LocalRunnerError(f"{clone} is not a git repository: {exc}") from None
     holder = Path(tempfile.mkdtemp(prefix=f"odw-wt-{slug(task)}-"))
     worktree = holder / "checkout"
+    if on_worktree is not None:
+        on_worktree(worktree)
     try:
         with _repo_lock(common):
-            _add_worktree(clone, worktree, remote=remote, base=base, branch=branch)
+            _add_worktree(
+                clone,
+                worktree,
+                remote=remote,
+                base=base,
+                branch=branch,
+                detach=stage not in WRITE_STAGES,
+            )
         context_file = None
         if context_text is not None:
             context_file = out_dir / "context.md"
@@ -181,7 +216,7 @@ def run_local_stage(
             context_file=context_file,
         )
         budget = deadline + grace + len(gates) * (gate_timeout + grace) + RUNNER_MARGIN
-        code, stderr = _run_runner(argv, worktree, env, budget)
+        code, stderr = _run_runner(argv, worktree, env, budget, on_spawn)
         return StageRun(_read_verdict(out_dir, code, stderr), code, out_dir, stderr)
     except GitError as exc:
         raise LocalRunnerError(str(exc)) from None
@@ -192,7 +227,11 @@ def run_local_stage(
 
 
 def _run_runner(
-    argv: list[str], cwd: Path, env: Mapping[str, str] | None, budget: float
+    argv: list[str],
+    cwd: Path,
+    env: Mapping[str, str] | None,
+    budget: float,
+    on_spawn: Callable[[int], None] | None = None,
 ) -> tuple[int, str]:
     full_env = {**os.environ, **(env or {})}
     for name in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"):
@@ -211,6 +250,8 @@ def _run_runner(
         text=True,
         start_new_session=True,
     )
+    if on_spawn is not None:
+        on_spawn(proc.pid)
     try:
         _, stderr = proc.communicate(timeout=budget)
     except subprocess.TimeoutExpired:
@@ -230,3 +271,92 @@ def _read_verdict(out_dir: Path, code: int, stderr: str) -> Verdict:
         return Verdict.model_validate_json(path.read_bytes())
     except ValidationError as exc:
         raise LocalRunnerError(f"odw stage wrote an invalid verdict: {exc}") from None
+
+
+def run_local_gates(
+    clone: Path,
+    *,
+    base: str,
+    task: str,
+    token: str,
+    gates: Sequence[str],
+    gate_timeout: float = DEFAULT_GATE_TIMEOUT,
+    remote: str = "origin",
+    branch: str | None = None,
+    out_dir: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    on_worktree: Callable[[Path], None] | None = None,
+) -> StageRun:
+    """The `gates` stage: the configured commands on the task branch, no agent.
+
+    Read-only: the worktree is checked out from the remote's task branch (the
+    base when it has none), every gate runs even after one fails, nothing is
+    committed or pushed, and the worktree is removed. The verdict says plainly
+    that no agent ran: its marker check records that the host finished the
+    stage itself, and the exit-code check is skipped for want of an agent.
+    """
+    if not valid_token(token):
+        raise LocalRunnerError("the token must be 8-128 characters of A-Z a-z 0-9 _ -")
+    clone = Path(clone).resolve()
+    branch = branch or task_branch(task)
+    out_dir = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix=f"odw-{slug(task)}-"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        common = _common_dir(clone)
+    except GitError as exc:
+        raise LocalRunnerError(f"{clone} is not a git repository: {exc}") from None
+    holder = Path(tempfile.mkdtemp(prefix=f"odw-wt-{slug(task)}-"))
+    worktree = holder / "checkout"
+    if on_worktree is not None:
+        on_worktree(worktree)
+    started = time.monotonic()
+    try:
+        with _repo_lock(common):
+            start = _add_worktree(
+                clone, worktree, remote=remote, base=base, branch=branch, detach=True
+            )
+        head = gitwork.head(worktree)
+        results = run_gates(
+            gates, workdir=worktree, timeout=gate_timeout, env={**os.environ, **(env or {})}
+        )
+    except GitError as exc:
+        raise LocalRunnerError(str(exc)) from None
+    finally:
+        with _repo_lock(common):
+            _remove_worktree(clone, worktree)
+        shutil.rmtree(holder, ignore_errors=True)
+    bad = [g for g in results if g.status != "passed"]
+    if not gates:
+        gates_check = Check(name="gates", status="skipped", reason="no gates configured")
+    elif bad:
+        gates_check = Check(
+            name="gates", status="failed", reason="failed: " + "; ".join(g.command for g in bad)
+        )
+    else:
+        gates_check = Check(name="gates", status="passed", reason=f"{len(results)} gate(s) passed")
+    verdict = Verdict(
+        stage="gates",
+        task=task,
+        token=token,
+        passed=not bad,
+        checks=[
+            Check(
+                name="completion_marker",
+                status="passed",
+                reason="no agent runs at the gates stage: the host ran every configured "
+                f"gate to its end on {start} ({head})",
+            ),
+            Check(name="exit_code", status="skipped", reason="no agent process at this stage"),
+            gates_check,
+        ],
+        gates=results,
+        branch=branch,
+        head_before=head,
+        head_after=head,
+        timings={"gates": round(time.monotonic() - started, 3)},
+        output_tail="\n".join(f"$ {g.command} (exit {g.code})\n{g.tail}" for g in bad)[-8000:],
+    )
+    (out_dir / "verdict.json").write_text(
+        verdict.model_dump_json(by_alias=True, indent=2) + "\n", "utf-8"
+    )
+    return StageRun(verdict, 0 if verdict.passed else 1, out_dir, "")

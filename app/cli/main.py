@@ -15,13 +15,22 @@ from app.cli import (
     init_cmd,
     integrate_cmd,
     roadmap_cmd,
+    run_cmd,
     serve_cmd,
     simulate_cmd,
     stage_cmd,
 )
 from app.cli.errors import UsageError, UserError
 
-COMMAND_MODULES = [roadmap_cmd, simulate_cmd, stage_cmd, init_cmd, integrate_cmd, serve_cmd]
+COMMAND_MODULES = [
+    roadmap_cmd,
+    simulate_cmd,
+    stage_cmd,
+    init_cmd,
+    integrate_cmd,
+    serve_cmd,
+    run_cmd,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -54,7 +54,8 @@ def main() -> int:
     task = os.environ["ODW_TASK_ID"]
     marker = os.environ["ODW_COMPLETION_MARKER"]
     report = os.environ.get("ODW_REPORT_FILE")
-    plan = Path(os.environ.get("ODW_EXECPLAN_PATH") or f"docs/execplans/{task}.md")
+    slug = re.sub(r"[^0-9A-Za-z]+", "-", task).strip("-")
+    plan = Path(os.environ.get("ODW_EXECPLAN_PATH") or f"docs/execplans/{slug}.md")
     prompt = sys.stdin.read()
     word = _next_word(task, stage)
     print(f"scripted agent: stage={stage} task={task} action={word} prompt={len(prompt)} chars")
@@ -73,7 +74,7 @@ def main() -> int:
             "## Progress\n\n- [ ] Implement\n- [ ] Validate\n"
         )
     elif stage in ("implement", "fix"):
-        out = Path("work") / f"{re.sub(r'[^0-9A-Za-z]+', '-', task)}.txt"
+        out = Path("work") / f"{slug}.txt"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(f"task {task} done by the scripted agent ({stage})\n")
         if plan.exists():
@@ -85,7 +86,8 @@ def main() -> int:
             findings = [{"summary": "scripted change request", "path": None, "line": None}]
         Path(report).write_text(json.dumps({"decision": decision, "findings": findings}))
     elif stage == "assess" and report:
-        Path(report).write_text(json.dumps({"classification": "continue-manual", "findings": []}))
+        verdict = {"classification": "continue-manual", "summary": "scripted: no judgement"}
+        Path(report).write_text(json.dumps({**verdict, "missingEvidence": [], "residualRisk": []}))
 
     if word != "no-marker":
         # Split the marker over two writes: ODW must find it across chunk boundaries.

@@ -1,0 +1,108 @@
+"""`odw run --local PATH`: run the roadmap of a clone whose origin is the forge.
+
+Exit codes: 0 the run ended without halting (every selectable task landed, or
+nothing was selectable); 1 the run halted or a task failed, or PATH cannot be
+used (not a repository, no origin, no roadmap on the base, a run owned by a
+live process); 2 bad usage or configuration, or a roadmap with errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.cli.errors import UsageError, UserError
+from app.cli.output import print_json, table
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run the roadmap of a local clone end to end (local mode)",
+        description="Select ready roadmap tasks and carry each through plan, design review, "
+        "implement, gates, dual review and squash integration, with the agent as a local "
+        "subprocess. PATH's origin is the source of truth; PATH's working tree is never "
+        "touched. Rerun the same command after a crash to resume. Exit 0: ended without "
+        "halting; 1: halted, a task failed, or PATH unusable; 2: bad usage or configuration.",
+    )
+    p.add_argument("--local", metavar="PATH", required=True, type=Path,
+                   help="a clone whose `origin` is the forge")  # fmt: skip
+    p.add_argument("--agent", metavar="CMD", help="the agent command (default: odw.yml agent)")
+    p.add_argument("--base", metavar="BRANCH", help="the branch tasks land on")
+    p.add_argument("--max-parallel", metavar="N", type=int, help="tasks in flight at once")
+    p.add_argument("--task", metavar="ID", help="only this task is selectable")
+    p.add_argument("--dry-run", action="store_true", help="report what would run; write nothing")
+    p.add_argument("--config", metavar="FILE", type=Path,
+                   help="YAML/JSON shaped like .github/odw.yml, overriding it")  # fmt: skip
+    p.add_argument("--json", action="store_true", help="print the run result as JSON")
+    p.set_defaults(func=run_local)
+
+
+def run_local(args: argparse.Namespace) -> int:
+    # Imported here: the store and rich are heavy, and every `odw stage` a run
+    # spawns loads this module too.
+    from app.local.dryrun import dry_run
+    from app.local.launch import Request, RoadmapInvalid
+    from app.local.progress import ProgressView
+    from app.local.repo import RepoError
+    from app.local.run import RunRefused, execute, prepare
+    from app.local.settings import SettingsError
+
+    request = Request(
+        path=args.local,
+        agent=args.agent,
+        base=args.base,
+        max_parallel=args.max_parallel,
+        task=args.task,
+        dry_run=args.dry_run,
+        config_file=args.config,
+    )
+    try:
+        if request.dry_run:
+            result = dry_run(request)
+            _report(result, as_json=args.json, dry=True)
+            return 0
+        repo, plan = prepare(request)
+        interactive = not args.json and sys.stderr.isatty()
+        view = ProgressView(enabled=interactive)
+
+        def announce(run_id: str, resumed: bool) -> None:
+            if not args.json:
+                what = "resuming" if resumed else "starting"
+                print(f"odw run: {what} run {run_id} on {plan.base}", file=sys.stderr)
+
+        with view:
+            outcome = execute(repo, plan, feed=view.feed, on_run=announce)
+    except RoadmapInvalid as exc:
+        for problem in exc.problems:
+            print(f"odw run: {problem}", file=sys.stderr)
+        raise UsageError("the roadmap has errors; nothing was scheduled") from None
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from None
+    except (RepoError, RunRefused) as exc:
+        raise UserError(str(exc)) from None
+    _report(outcome.result, as_json=args.json, dry=False)
+    return outcome.exit_code
+
+
+def _report(result: dict[str, Any], *, as_json: bool, dry: bool) -> None:
+    if as_json:
+        print_json(result)
+        return
+    if dry:
+        f = result["frontier"]
+        print(f"dry run on {result['base']}: nothing was written")
+        print("would dispatch:", ", ".join(f"{d['task']} ({d['stage']})" for d in f["dispatch"])
+              or "nothing")  # fmt: skip
+        print("ready:", ", ".join(f["ready"]) or "none")
+    else:
+        rows = [
+            [r["id"], r["status"], r["stage"] or "-", r["detail"] or "-"] for r in result["results"]
+        ]
+        print(table(["TASK", "STATUS", "STAGE", "DETAIL"], rows, width=80))
+        print("processed:", ", ".join(result["processed"]) or "none")
+    for h in result.get("held", []):
+        print(f"held: {h['id']} ({h['reason']})")
+    print(result["summary"])

@@ -1,0 +1,77 @@
+"""The integrate port for local mode: squash onto origin's base under an in-process lock.
+
+`integrate` is `app.gitops.integrate` with the task's roadmap title; a crash
+of the integrator is reported as an infra fault. `inspect` (after a crash of
+the whole run) fetches the base afresh and answers only what is visible there:
+a landed, ticked task gives a complete report, anything else gives None and
+the core fails the task rather than guess.
+"""
+
+from __future__ import annotations
+
+from app.core.effects import Integrate
+from app.core.integration import IntegrationReport
+from app.core.roadmap import Roadmap
+from app.engine.ports import PortFault
+from app.gitops import InProcessMergeLock, IntegrationInputError, integrate
+from app.gitops.landed import landed_state
+from app.gitops.runner import GitError, GitRunner
+from app.local.repo import REMOTE, ROADMAP_PATH, LocalRepo, RepoError
+
+
+class LocalIntegrator:
+    def __init__(
+        self, repo: LocalRepo, run_id: str, roadmap: Roadmap, *, identity: tuple[str, str]
+    ) -> None:
+        self.repo = repo
+        self.run_id = run_id
+        self.roadmap = roadmap
+        self.identity = identity
+        self.lock = InProcessMergeLock()
+        self.data_dir = repo.state_dir / "data"
+
+    def integrate(self, request: Integrate) -> IntegrationReport:
+        task = self.roadmap.get(request.task)
+        try:
+            return integrate(
+                self.repo.origin_url,
+                request.base,
+                request.branch,
+                request.task,
+                run_id=self.run_id,
+                lock=self.lock,
+                data_dir=self.data_dir,
+                roadmap_path=ROADMAP_PATH,
+                title=task.title if task is not None else None,
+                identity=self.identity,
+            )
+        except IntegrationInputError as exc:
+            return IntegrationReport(summary=f"integration refused its input: {exc}")
+        except Exception as exc:  # the integrator died: never retried blindly
+            raise PortFault("infra", f"integrator crashed: {type(exc).__name__}: {exc}") from exc
+
+    def inspect(self, request: Integrate) -> IntegrationReport | None:
+        try:
+            self.repo.fetch(request.base)
+            state = landed_state(
+                GitRunner(),
+                self.repo.path,
+                f"refs/remotes/{REMOTE}/{request.base}",
+                request.task,
+                ROADMAP_PATH,
+            )
+        except (RepoError, GitError):
+            return None
+        if not (state.landed and state.ticked):
+            return None
+        sha = state.commits[0]
+        return IntegrationReport(
+            ok=True,
+            rebased=True,
+            squash_merged=True,
+            pushed=True,
+            roadmap_marked_done=True,
+            attempts=0,
+            sha=sha,
+            summary=f"found on {request.base} after a restart as {sha}: landed before the crash",
+        )

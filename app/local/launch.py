@@ -1,0 +1,131 @@
+"""Everything a local run needs before it starts, read from origin.
+
+The base: `--base`, else the `base` set in `.github/odw.yml` on origin's default
+branch, else origin's HEAD branch, else `main`. The configuration and the
+roadmap come from `origin/<base>`. Errors are typed so the CLI can map them to
+exit codes: `RepoError` (1), `SettingsError` and `RoadmapInvalid` (2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.core.naming import addendum_branch, task_branch
+from app.core.repo_config import CONFIG_PATH
+from app.core.roadmap import Roadmap, parse_roadmap
+from app.core.selection import frontier
+from app.local.repo import REMOTE, ROADMAP_PATH, RepoError
+from app.local.settings import (
+    LocalSettings,
+    Overrides,
+    SettingsError,
+    configured_base,
+    parse_yaml,
+    read_config_file,
+    resolve,
+)
+
+Reader = Callable[[str, str], str | None]  # (branch, path) -> text at origin/<branch>
+
+
+class RoadmapInvalid(ValueError):
+    """The roadmap has errors: nothing is scheduled (exit 2)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the command line asked for."""
+
+    path: Path
+    agent: str | None = None
+    base: str | None = None
+    max_parallel: int | None = None
+    task: str | None = None
+    dry_run: bool = False
+    config_file: Path | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    base: str
+    settings: LocalSettings
+    roadmap_text: str
+    roadmap: Roadmap
+    held: dict[str, str] = field(default_factory=dict)  # id -> why it is held
+
+
+def pick_base(request: Request, default_branch: str | None, read: Reader) -> str:
+    """`--base`, else what odw.yml on origin's default branch says, else that branch."""
+    if request.base:
+        return request.base
+    start = default_branch or "main"
+    text = read(start, CONFIG_PATH)
+    if text is not None:
+        chosen = configured_base(parse_yaml(text, f"{CONFIG_PATH} on {REMOTE}/{start}"))
+        if chosen:
+            return chosen
+    return start
+
+
+def load_plan(request: Request, base: str, read: Reader, heads: dict[str, str]) -> Plan:
+    """Settings and roadmap from origin/<base>, the held ids, all validated."""
+    source = f"{CONFIG_PATH} on {REMOTE}/{base}"
+    text = read(base, CONFIG_PATH)
+    repo_file: dict[str, Any] = parse_yaml(text, source) if text is not None else {}
+    override = read_config_file(request.config_file) if request.config_file else None
+    settings = resolve(
+        repo_file,
+        override,
+        Overrides(agent=request.agent, max_parallel=request.max_parallel),
+        base=base,
+        repo_source=source,
+        override_source=str(request.config_file),
+    )
+    roadmap_text = read(base, ROADMAP_PATH)
+    if roadmap_text is None:
+        raise RepoError(f"{ROADMAP_PATH} is missing on {REMOTE}/{base}")
+    roadmap = parse_roadmap(roadmap_text)
+    if not roadmap.valid:
+        raise RoadmapInvalid([f"{ROADMAP_PATH}: {p.kind}: {p.message}" for p in roadmap.errors])
+    return Plan(base, settings, roadmap_text, roadmap, held_ids(roadmap, heads, request.task))
+
+
+def open_units(roadmap: Roadmap) -> list[tuple[str, str]]:
+    """(unit id, branch) for every unit a run could select."""
+    f = frontier(roadmap)
+    units = {c.id: c.branch for c in f.ready}
+    for b in f.blocked:
+        task = roadmap.get(b.id)
+        addendum = task is not None and task.done
+        units.setdefault(b.id, addendum_branch(b.id) if addendum else task_branch(b.id))
+    return sorted(units.items(), key=lambda kv: _line(roadmap, kv[0]))
+
+
+def held_ids(roadmap: Roadmap, heads: dict[str, str], only: str | None) -> dict[str, str]:
+    """Ids kept out of selection: a surviving branch on origin, or not the --task."""
+    units = open_units(roadmap)
+    if only is not None:
+        ids = {u for u, _ in units}
+        if only not in ids:
+            task = roadmap.get(only)
+            why = "is already done" if task is not None and task.done else "is not an open task"
+            raise SettingsError(f"--task {only}: {why} in {ROADMAP_PATH}")
+    held: dict[str, str] = {}
+    for unit, branch in units:
+        if branch in heads:
+            held[unit] = f"surviving branch {branch} on {REMOTE}"
+        elif only is not None and unit != only:
+            held[unit] = f"not selected (--task {only})"
+    return held
+
+
+def _line(roadmap: Roadmap, task_id: str) -> int:
+    t = roadmap.get(task_id)
+    return t.line if t is not None else 0

@@ -1,0 +1,119 @@
+"""Local mode's settings: `.github/odw.yml` on the base, a `--config` file, flags.
+
+Precedence, lowest first: the file on `origin/<base>`, the `--config` file (the
+same shape; top-level keys replace, `config` keys merge one by one), then the
+command-line flags. Each layer is validated on its own first so an error names
+the file (and the field) it came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from actions.gitwork import Identity
+from app.core.config import RunConfig
+from app.core.repo_config import CONFIG_PATH, RepoConfig, RepoConfigError, parse_repo_config
+
+MAX_CONFIG_BYTES = 256 * 1024
+
+
+class SettingsError(ValueError):
+    """A configuration that cannot run (exit 2); the message names the field."""
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What the command line says; None means "not given"."""
+
+    agent: str | None = None
+    max_parallel: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LocalSettings:
+    agent: str
+    gates: tuple[str, ...]
+    base: str
+    identity: Identity | None
+    config: RunConfig
+
+
+def parse_yaml(text: str, source: str) -> dict[str, Any]:
+    if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
+        raise SettingsError(f"{source}: larger than {MAX_CONFIG_BYTES} bytes")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise SettingsError(f"{source}: not valid YAML: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise SettingsError(f"{source}: expected a mapping at the top level")
+    return data
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """A `--config` file: YAML or JSON with the shape of `.github/odw.yml`."""
+    try:
+        text = Path(path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(
+            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
+    return parse_yaml(text, str(path))
+
+
+def merge(lower: dict[str, Any], upper: dict[str, Any]) -> dict[str, Any]:
+    out = {**lower, **{k: v for k, v in upper.items() if k != "config"}}
+    if "config" in upper:
+        low, up = lower.get("config") or {}, upper.get("config") or {}
+        out["config"] = {**low, **up} if isinstance(low, dict) and isinstance(up, dict) else up
+    return out
+
+
+def _validate(data: dict[str, Any], source: str) -> RepoConfig:
+    try:
+        return parse_repo_config(data, source=source)
+    except RepoConfigError as exc:
+        raise SettingsError(str(exc)) from None
+
+
+def resolve(
+    repo_file: dict[str, Any],
+    override_file: dict[str, Any] | None,
+    flags: Overrides,
+    *,
+    base: str,
+    repo_source: str = CONFIG_PATH,
+    override_source: str = "--config",
+    require_agent: bool = True,
+) -> LocalSettings:
+    """Layer the three sources; SettingsError names the first bad field."""
+    _validate(repo_file, repo_source)
+    merged = repo_file
+    if override_file is not None:
+        _validate(override_file, override_source)
+        merged = merge(merged, override_file)
+    cli: dict[str, Any] = dict(flags.extra)
+    if flags.agent is not None:
+        cli["agent"] = flags.agent
+    if flags.max_parallel is not None:
+        cli["config"] = {"maxParallel": flags.max_parallel}
+    merged = merge(merged, cli)
+    cfg = _validate(merged, "command line")
+    agent = (cfg.agent or "").strip()
+    if require_agent and not agent:
+        raise SettingsError(f'no agent command: pass --agent "CMD" or set `agent` in {CONFIG_PATH}')
+    identity = Identity(cfg.identity.name, cfg.identity.email) if cfg.identity else None
+    return LocalSettings(agent, tuple(cfg.gates), base, identity, cfg.config)
+
+
+def configured_base(data: dict[str, Any]) -> str | None:
+    """The `base` key when the file sets one explicitly (the model defaults it)."""
+    value = data.get("base")
+    return value if isinstance(value, str) and value.strip() else None

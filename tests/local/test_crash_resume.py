@@ -1,0 +1,102 @@
+"""Kill -9 of `odw run --local` mid-run, then the same command again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from app.store import Store
+from app.store.store import sqlite_url
+from tests.local.conftest import FAST, result_of
+
+pytestmark = pytest.mark.slow
+
+ROADMAP = """\
+## 1. Work
+
+- [ ] 1.1. Lands before the crash
+- [ ] 1.2. Is mid-implement when the run is killed
+- [ ] 1.3. Waits for 1.2
+  - Requires 1.2.
+"""
+
+
+def _wait_for(what: str, check, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _processes_with(needle: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if needle.encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_kill_9_mid_run_then_rerun_completes_and_lands_nothing_twice(project_factory) -> None:
+    config = {"maxParallel": 2, **FAST}
+    config["stageDeadlines"] = {**FAST["stageDeadlines"], "implement": 90}
+    p = project_factory(ROADMAP, {"config": config})
+    p.set_script({"1.2": {"implement": ["hang"]}})
+    hang_started = p.state / "1-2.implement.count"
+
+    first = subprocess.Popen(
+        p.argv("--json"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **p.env},
+    )
+    try:
+        _wait_for("1.1 to land and 1.2's agent to hang", lambda: (
+            p.landings() == ["1.1"] and hang_started.exists()
+        ))  # fmt: skip
+        time.sleep(0.5)
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(timeout=10)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert first.returncode == -signal.SIGKILL
+    # The dead run's stage runner and hung agent outlive it until the rerun.
+    needle = f"SCRIPTED_AGENT_STATE={p.state}"
+    assert _processes_with(needle), "the hung agent should still be running"
+
+    code, data, stderr = p.run_json()
+
+    assert code == 0, stderr
+    assert sorted(data["processed"]) == ["1.1", "1.2", "1.3"]
+    assert p.landing_counts() == {"1.1": 1, "1.2": 1, "1.3": 1}
+    resumed = result_of(data, "1.2")
+    assert resumed["status"] == "landed" and resumed["attempts"]["implement"] == 2
+    assert data["faultMetrics"]["infraRetries"] >= 1
+    assert _processes_with(needle) == []
+    store = Store.open(sqlite_url(p.clone / ".git" / "odw" / "local.sqlite3"))
+    try:
+        assert store.events.run_ids() == [data["runId"]]
+        assert store.projections.run(data["runId"]).status == "finished"  # type: ignore[union-attr]
+    finally:
+        store.close()
+    # No task branch is left checked out in a stale worktree of PATH.
+    worktrees = subprocess.run(
+        ["git", "worktree", "list", "--porcelain"], cwd=p.clone, capture_output=True, text=True
+    ).stdout
+    assert worktrees.count("worktree ") == 1
+
+    # Running it once more starts a new run with nothing left to do.
+    code, again, _ = p.run_json()
+    assert code == 0 and again["processed"] == [] and again["runId"] != data["runId"]
