@@ -292,8 +292,8 @@ def run_local_gates(
     Read-only: the worktree is checked out from the remote's task branch (the
     base when it has none), every gate runs even after one fails, nothing is
     committed or pushed, and the worktree is removed. The verdict says plainly
-    that no agent ran: its marker check records that the host finished the
-    stage itself, and the exit-code check is skipped for want of an agent.
+    that no agent ran: its marker and exit-code checks are skipped with that
+    reason, and the core judges an agentless stage by its gates alone.
     """
     if not valid_token(token):
         raise LocalRunnerError("the token must be 8-128 characters of A-Z a-z 0-9 _ -")
@@ -342,7 +342,7 @@ def run_local_gates(
         checks=[
             Check(
                 name="completion_marker",
-                status="passed",
+                status="skipped",
                 reason="no agent runs at the gates stage: the host ran every configured "
                 f"gate to its end on {start} ({head})",
             ),

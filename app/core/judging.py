@@ -66,6 +66,9 @@ def judge(stage: str, token: str, verdict: Verdict | None, fault: Fault | None) 
         return Judgement("infra", _checks(False, code, None), f"{what} (exit {code})")
     marker = verdict.check(MARKER_CHECK)
     seen = marker is not None and marker.status == "passed"
+    if not spec(stage).agent and marker is not None and marker.status == "skipped":
+        # No agent ran, so there is no marker: the runner finishing is the evidence.
+        return _agentless(verdict, marker)
     if not seen:
         return _missing_marker(code)
     report_ok: bool | None = None
@@ -88,6 +91,19 @@ def judge(stage: str, token: str, verdict: Verdict | None, fault: Fault | None) 
         reasons = [f.summary for f in verdict.report.findings] or ["changes requested"]
         return Judgement("changes", checks, "; ".join(reasons), gate="review")
     return Judgement("passed", checks, "completion marker seen")
+
+
+def _agentless(verdict: Verdict, marker: Check) -> Judgement:
+    checks: tuple[Check, ...] = (marker,)
+    exit_check = verdict.check(EXIT_CHECK)
+    if exit_check is not None:
+        checks += (exit_check,)
+    gate = _first_gate_failure(verdict)
+    if gate is not None:
+        gate_id, reason = gate
+        checks += (Check(name=GATE_CHECK_PREFIX + gate_id, status="failed", reason=reason),)
+        return Judgement("gate", checks, reason, gate=gate_id)
+    return Judgement("passed", checks, marker.reason or "the runner finished the stage")
 
 
 def _from_fault(fault: Fault) -> Judgement:

@@ -32,6 +32,8 @@ class StageSpec:
     capability: Capability
     deciding: bool = False
     lanes: tuple[str, ...] = ("",)
+    # Agentless stages (gates) are run by the runner itself: no marker to wait for.
+    agent: bool = True
 
     @property
     def writes(self) -> bool:
@@ -44,11 +46,11 @@ STAGES: dict[str, StageSpec] = {
         StageSpec("plan", "write"),
         StageSpec("design-review", "read", deciding=True),
         StageSpec("implement", "write"),
-        StageSpec("gates", "read"),
+        StageSpec("gates", "read", agent=False),
         # Dual review: two independent reviewers, both must approve.
         StageSpec("review", "read", deciding=True, lanes=("a", "b")),
         StageSpec("fix", "write"),
-        StageSpec("integrate", "base"),
+        StageSpec("integrate", "base", agent=False),
     )
 }
 

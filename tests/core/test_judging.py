@@ -85,3 +85,36 @@ def test_judge(verdict, fault, outcome, gate):
 
 def test_fault_outranks_evidence():
     assert judge("implement", TOKEN, _verdict(), Fault(kind="auth", detail="x")).outcome == "auth"
+
+
+def _gates_verdict(marker: str, gates: list[GateResult]) -> Verdict:
+    return Verdict(
+        stage="gates",
+        task="1.1.1",
+        token="tok-gates-1",
+        passed=all(g.status == "passed" for g in gates),
+        checks=[
+            Check(name="completion_marker", status=marker, reason="no agent at this stage"),
+            Check(name="exit_code", status="skipped", reason="no agent process"),
+        ],
+        gates=gates,
+    )
+
+
+@pytest.mark.parametrize(
+    ("gates", "outcome"),
+    [
+        ([GateResult(command="make test", code=0, status="passed")], "passed"),
+        ([GateResult(command="make test", code=2, status="failed", tail="boom")], "gate"),
+    ],
+    ids=["gates-pass", "gate-fails"],
+)
+def test_agentless_gates_stage_is_judged_by_its_gates(gates, outcome) -> None:
+    j = judge("gates", "tok-gates-1", _gates_verdict("skipped", gates), None)
+    assert j.outcome == outcome
+    assert j.checks[0].status == "skipped"
+
+
+def test_a_skipped_marker_does_not_pass_an_agent_stage() -> None:
+    v = _gates_verdict("skipped", []).model_copy(update={"stage": "implement"})
+    assert judge("implement", "tok-gates-1", v, None).outcome == "failed"
