@@ -140,6 +140,59 @@ def _stage_argv(
     return argv
 
 
+@dataclass(frozen=True)
+class _Checkout:
+    worktree: Path
+    out_dir: Path
+    branch: str
+    start: str
+
+
+@contextlib.contextmanager
+def _task_checkout(
+    clone: Path,
+    *,
+    task: str,
+    token: str,
+    base: str,
+    remote: str,
+    branch: str | None,
+    out_dir: Path | None,
+    detach: bool,
+    on_worktree: Callable[[Path], None] | None,
+) -> Iterator[_Checkout]:
+    """A worktree of the task branch (else the base) that is always removed after.
+
+    Git failures while it exists surface as LocalRunnerError; the branch stays.
+    """
+    if not valid_token(token):
+        raise LocalRunnerError("the token must be 8-128 characters of A-Z a-z 0-9 _ -")
+    clone = Path(clone).resolve()
+    branch = branch or task_branch(task)
+    out_dir = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix=f"odw-{slug(task)}-"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        common = _common_dir(clone)
+    except GitError as exc:
+        raise LocalRunnerError(f"{clone} is not a git repository: {exc}") from None
+    holder = Path(tempfile.mkdtemp(prefix=f"odw-wt-{slug(task)}-"))
+    worktree = holder / "checkout"
+    if on_worktree is not None:
+        on_worktree(worktree)
+    try:
+        with _repo_lock(common):
+            start = _add_worktree(
+                clone, worktree, remote=remote, base=base, branch=branch, detach=detach
+            )
+        yield _Checkout(worktree, out_dir, branch, start)
+    except GitError as exc:
+        raise LocalRunnerError(str(exc)) from None
+    finally:
+        with _repo_lock(common):
+            _remove_worktree(clone, worktree)
+        shutil.rmtree(holder, ignore_errors=True)
+
+
 def run_local_stage(
     clone: Path,
     *,
@@ -172,41 +225,28 @@ def run_local_stage(
     """
     if stage not in AGENT_STAGES:
         raise LocalRunnerError(f"unknown stage {stage!r} (one of {', '.join(AGENT_STAGES)})")
-    if not valid_token(token):
-        raise LocalRunnerError("the token must be 8-128 characters of A-Z a-z 0-9 _ -")
-    clone = Path(clone).resolve()
-    branch = branch or task_branch(task)
-    out_dir = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix=f"odw-{slug(task)}-"))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        common = _common_dir(clone)
-    except GitError as exc:
-        raise LocalRunnerError(f"{clone} is not a git repository: {exc}") from None
-    holder = Path(tempfile.mkdtemp(prefix=f"odw-wt-{slug(task)}-"))
-    worktree = holder / "checkout"
-    if on_worktree is not None:
-        on_worktree(worktree)
-    try:
-        with _repo_lock(common):
-            _add_worktree(
-                clone,
-                worktree,
-                remote=remote,
-                base=base,
-                branch=branch,
-                detach=stage not in WRITE_STAGES,
-            )
+    with _task_checkout(
+        clone,
+        task=task,
+        token=token,
+        base=base,
+        remote=remote,
+        branch=branch,
+        out_dir=out_dir,
+        detach=stage not in WRITE_STAGES,
+        on_worktree=on_worktree,
+    ) as co:
         context_file = None
         if context_text is not None:
-            context_file = out_dir / "context.md"
+            context_file = co.out_dir / "context.md"
             context_file.write_text(context_text, "utf-8")
         argv = _stage_argv(
             stage=stage,
             task=task,
             token=token,
             agent=agent,
-            out=out_dir / "verdict.json",
-            branch=branch,
+            out=co.out_dir / "verdict.json",
+            branch=co.branch,
             remote=remote,
             gates=gates,
             deadline=deadline,
@@ -216,14 +256,8 @@ def run_local_stage(
             context_file=context_file,
         )
         budget = deadline + grace + len(gates) * (gate_timeout + grace) + RUNNER_MARGIN
-        code, stderr = _run_runner(argv, worktree, env, budget, on_spawn)
-        return StageRun(_read_verdict(out_dir, code, stderr), code, out_dir, stderr)
-    except GitError as exc:
-        raise LocalRunnerError(str(exc)) from None
-    finally:
-        with _repo_lock(common):
-            _remove_worktree(clone, worktree)
-        shutil.rmtree(holder, ignore_errors=True)
+        code, stderr = _run_runner(argv, co.worktree, env, budget, on_spawn)
+        return StageRun(_read_verdict(co.out_dir, code, stderr), code, co.out_dir, stderr)
 
 
 def _run_runner(
@@ -295,36 +329,23 @@ def run_local_gates(
     that no agent ran: its marker and exit-code checks are skipped with that
     reason, and the core judges an agentless stage by its gates alone.
     """
-    if not valid_token(token):
-        raise LocalRunnerError("the token must be 8-128 characters of A-Z a-z 0-9 _ -")
-    clone = Path(clone).resolve()
-    branch = branch or task_branch(task)
-    out_dir = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix=f"odw-{slug(task)}-"))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        common = _common_dir(clone)
-    except GitError as exc:
-        raise LocalRunnerError(f"{clone} is not a git repository: {exc}") from None
-    holder = Path(tempfile.mkdtemp(prefix=f"odw-wt-{slug(task)}-"))
-    worktree = holder / "checkout"
-    if on_worktree is not None:
-        on_worktree(worktree)
     started = time.monotonic()
-    try:
-        with _repo_lock(common):
-            start = _add_worktree(
-                clone, worktree, remote=remote, base=base, branch=branch, detach=True
-            )
-        head = gitwork.head(worktree)
+    with _task_checkout(
+        clone,
+        task=task,
+        token=token,
+        base=base,
+        remote=remote,
+        branch=branch,
+        out_dir=out_dir,
+        detach=True,
+        on_worktree=on_worktree,
+    ) as co:
+        head = gitwork.head(co.worktree)
         results = run_gates(
-            gates, workdir=worktree, timeout=gate_timeout, env={**os.environ, **(env or {})}
+            gates, workdir=co.worktree, timeout=gate_timeout, env={**os.environ, **(env or {})}
         )
-    except GitError as exc:
-        raise LocalRunnerError(str(exc)) from None
-    finally:
-        with _repo_lock(common):
-            _remove_worktree(clone, worktree)
-        shutil.rmtree(holder, ignore_errors=True)
+    start, branch, out_dir = co.start, co.branch, co.out_dir
     bad = [g for g in results if g.status != "passed"]
     if not gates:
         gates_check = Check(name="gates", status="skipped", reason="no gates configured")
