@@ -74,9 +74,13 @@ def _waiting_detail(s: RunState, t: TaskState) -> str:
     if t.status != "pending" or s.roadmap is None:
         return ""
     if t.id in s.recovery.held:
+        held = f"held: surviving branch {s.recovery.held[t.id]}"
         d = s.recovery.decisions.get(t.id)
-        why = f"; recovery reported {d.classification}" + (f" ({d.reason})" if d.reason else "")
-        return f"held: surviving branch {s.recovery.held[t.id]}" + (why if d else "")
+        if d is None:
+            return held
+        return f"{held}; recovery reported {d.classification}" + (
+            f" ({d.reason})" if d.reason else ""
+        )
     if t.id in s.held:
         return "held: a surviving branch holds this id"
     roadmap = s.effective_roadmap()
