@@ -7,8 +7,8 @@ words, so a test reads like the rule it checks.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from app.core import events as ev
