@@ -45,6 +45,7 @@ from app.core.pipeline import (
     spec,
 )
 from app.core.recovery import salvage_decision
+from app.core.resume import advisory, assessed, finish, plan_recovery, start_resumes
 from app.core.state import RunState, TaskState, apply
 
 TokenSource = Callable[[], str]
@@ -122,12 +123,15 @@ class Decider:
                 roadmap=inp.roadmap,
                 config=inp.config,
                 held=inp.held,
+                survivors=inp.survivors,
             )
         )
         assert self.s.roadmap is not None
         if not self.s.roadmap.valid:
             problems = "; ".join(p.message for p in self.s.roadmap.errors)
             self.stop("failure", f"roadmap has errors, nothing is scheduled: {problems}")
+            return
+        plan_recovery(self, inp)
 
     def end(self) -> None:
         failed = [t.id for t in self.s.tasks.values() if t.status == "failed"]
@@ -138,6 +142,7 @@ class Decider:
         elif failed and not self.s.config.dry_run:
             remediation = "flushed"
             self.effect(FlushRemediation(key=self.key("flush"), failed=failed))
+        finish(self)
         self.emit(ev.RunEnded(at=self.at, remediation=remediation))  # type: ignore[arg-type]
 
     # -- scheduling -------------------------------------------------------
@@ -151,7 +156,7 @@ class Decider:
                 self.enter(t, t.resume_at, previous=None)
         if s.stop is not None or s.config.dry_run:
             return
-        room = s.config.max_parallel - len(s.running())
+        room = start_resumes(self, s.config.max_parallel - len(s.running()))
         for task_id in s.ready():
             if room <= 0:
                 break
@@ -211,6 +216,8 @@ class Decider:
             extras["ticket"] = f"{t.ticket.category} from {t.ticket.origin}: {t.ticket.reason}"
         if t.assessment is not None and t.assessment.residual_risk:
             extras["residualRisk"] = "\n".join(t.assessment.residual_risk)
+        elif (section := advisory(self.s, t)) is not None:
+            extras["residualRisk"] = section
         self.effect(
             DispatchStage(
                 key=attempt_key(self.s.run_id, t.id, stage, number, lane),
@@ -497,6 +504,9 @@ class Decider:
 
     def assessment_finished(self, inp: AssessmentFinished) -> None:
         t = self.s.tasks.get(inp.task)
+        if t is not None and t.awaiting == "recovery-assess":
+            assessed(self, t, inp.assessment)
+            return
         if t is None or t.awaiting != "assess":
             return
         self.emit(ev.AssessmentRecorded(at=self.at, task=t.id, assessment=inp.assessment))

@@ -15,6 +15,7 @@ from pydantic.alias_generators import to_camel
 
 from app.core.assessment import Assessment, SalvageResult
 from app.core.config import RunConfig
+from app.core.discovery import Survivor
 from app.core.integration import IntegrationReport
 from app.core.verdict import Check, Verdict
 
@@ -42,6 +43,7 @@ class RunStarted(_Event):
     roadmap: str
     config: RunConfig
     held: list[str] = Field(default_factory=list)
+    survivors: list[Survivor] = Field(default_factory=list)
 
 
 class TaskStarted(_TaskEvent):
@@ -208,6 +210,52 @@ class SalvageRecorded(_TaskEvent):
     salvage: SalvageResult
 
 
+class RecoveryPlanned(_Event):
+    """Discovery's answer: candidates, skips, and the ids held for the whole run."""
+
+    type: Literal["recovery-planned"] = "recovery-planned"
+    candidates: list[dict[str, str]]  # {id, branch}
+    skipped: list[dict[str, str]]  # {branch, reason, id?}
+    held: list[str]
+    enabled: bool
+    mode: str
+    blocked: str | None = None
+
+
+class RecoveryAssessRequested(_TaskEvent):
+    type: Literal["recovery-assess-requested"] = "recovery-assess-requested"
+    branch: str
+
+
+class RecoveryAssessed(_TaskEvent):
+    type: Literal["recovery-assessed"] = "recovery-assessed"
+    assessment: Assessment
+
+
+class RecoveryDecided(_TaskEvent):
+    """What recovery does with one candidate: report it, or resume it at `stage`."""
+
+    type: Literal["recovery-decided"] = "recovery-decided"
+    branch: str
+    classification: str
+    action: Literal["report", "resume"]
+    reason: str = ""
+    stage: str | None = None
+
+
+class RecoveryResumed(_TaskEvent):
+    type: Literal["recovery-resumed"] = "recovery-resumed"
+    stage: str
+
+
+class RecoveryUnresolved(_Event):
+    """At the end: survivors still unresolved, and the halt they cause."""
+
+    type: Literal["recovery-unresolved"] = "recovery-unresolved"
+    unresolved: list[dict[str, str | None]]
+    reason: str
+
+
 class RunStopped(_Event):
     """Fan-out stops (failure, fault) or everything stops (auth, operator halt)."""
 
@@ -295,6 +343,12 @@ Event = Annotated[
     | AssessmentRecorded
     | SalvageRequested
     | SalvageRecorded
+    | RecoveryPlanned
+    | RecoveryAssessRequested
+    | RecoveryAssessed
+    | RecoveryDecided
+    | RecoveryResumed
+    | RecoveryUnresolved
     | RunStopped
     | StopLifted
     | TaskRetried

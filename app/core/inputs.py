@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.assessment import Assessment, SalvageResult
 from app.core.config import RunConfig
+from app.core.discovery import Survivor
 from app.core.integration import IntegrationReport
 from app.core.judging import Fault
 from app.core.verdict import Verdict
@@ -34,6 +35,8 @@ class StartRun(_Input):
     roadmap: str
     config: RunConfig = Field(default_factory=RunConfig)
     held: list[str] = Field(default_factory=list)
+    # `roadmap-*` branches found on origin at launch, with host evidence.
+    survivors: list[Survivor] = Field(default_factory=list)
 
 
 class StageFinished(_Input):

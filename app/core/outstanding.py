@@ -66,6 +66,10 @@ def outstanding(s: RunState) -> list[Effect]:
         elif t.awaiting == "salvage":
             cls = t.assessment.classification if t.assessment is not None else "infra-fault"
             out.append(salvage_effect(s, t, cls))
+        elif t.awaiting == "recovery-assess":
+            from app.core.resume import recovery_assess_effect
+
+            out.append(recovery_assess_effect(s, t))
         elif t.awaiting == "judge" and t.stage is not None:
             out.append(judge_effect(s, t, t.stage, "review", t.feedback))
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.resume import recovery_json
 from app.core.state import RunState, TaskState
 
 
@@ -25,6 +26,9 @@ def run_result(s: RunState) -> dict[str, Any]:
         if t.salvage is not None
     ]
     halted = s.stop.reason if s.stop is not None else None
+    if s.recovery.halt is not None:
+        halted = s.recovery.halt + (f"; also halted: {halted}" if halted else "")
+    recovery = recovery_json(s)
     return {
         "runId": s.run_id,
         "base": s.base,
@@ -37,7 +41,8 @@ def run_result(s: RunState) -> dict[str, Any]:
         "remediation": s.remediation,
         "halted": halted,
         "faultMetrics": s.metrics.to_json(),
-        "summary": _summary(s, results, assessments, salvages, halted),
+        "recovery": recovery,
+        "summary": _summary(s, results, assessments, salvages, halted, recovery),
     }
 
 
@@ -68,6 +73,14 @@ def _task_result(s: RunState, t: TaskState) -> dict[str, Any]:
 def _waiting_detail(s: RunState, t: TaskState) -> str:
     if t.status != "pending" or s.roadmap is None:
         return ""
+    if t.id in s.recovery.held:
+        held = f"held: surviving branch {s.recovery.held[t.id]}"
+        d = s.recovery.decisions.get(t.id)
+        if d is None:
+            return held
+        return f"{held}; recovery reported {d.classification}" + (
+            f" ({d.reason})" if d.reason else ""
+        )
     if t.id in s.held:
         return "held: a surviving branch holds this id"
     roadmap = s.effective_roadmap()
@@ -88,6 +101,7 @@ def _summary(
     assessments: list[dict[str, Any]],
     salvages: list[dict[str, Any]],
     halted: str | None,
+    recovery: dict[str, Any] | None,
 ) -> str:
     parts = [
         f"{len(s.landed)} of {len(results)} task(s) landed "
@@ -99,5 +113,10 @@ def _summary(
     committed = sum(1 for v in salvages if v["committed"])
     if committed:
         parts.append(f"salvaged artefacts on {committed} branch(es)")
+    if recovery is not None:
+        parts.append(
+            f"recovery: {recovery['candidates']} candidate(s), {recovery['assessed']} assessed, "
+            f"{recovery['resumed']} resumed, {len(recovery['unresolved'])} unresolved"
+        )
     parts.append(f"halted: {halted}" if halted else "clean stop")
     return " | ".join(parts)

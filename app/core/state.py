@@ -17,6 +17,7 @@ from app.core.assessment import Assessment, SalvageResult
 from app.core.budgets import Ledger
 from app.core.config import RunConfig
 from app.core.pipeline import TERMINAL_FAILURES, TaskStatus, spec
+from app.core.recovery_state import RECOVERY_EVENTS, Recovery, apply_recovery
 from app.core.roadmap import Roadmap, parse_roadmap
 from app.core.selection import frontier
 
@@ -122,6 +123,7 @@ class RunState:
     moves: list[dict[str, Any]] = field(default_factory=list)
     ended: bool = False
     remediation: str = "none"
+    recovery: Recovery = field(default_factory=Recovery)
     version: int = 0
 
     @property
@@ -212,6 +214,10 @@ def apply(s: RunState, e: ev.Event) -> None:
         s.run_id, s.base, s.config, s.held = e.run_id, e.base, e.config, tuple(e.held)
         s.roadmap = parse_roadmap(e.roadmap)
         s.tasks = _units(s.roadmap)
+        s.recovery = Recovery(survivors={v.branch: v for v in e.survivors})
+        return
+    if isinstance(e, RECOVERY_EVENTS):
+        apply_recovery(s, e)
         return
     if isinstance(e, ev.RunStopped):
         s.stop = Stop(e.kind, e.reason)

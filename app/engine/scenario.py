@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from app.core.assessment import Classification
 from app.core.config import DISPATCHED_STAGES, RunConfig, first_error
+from app.core.discovery import Survivor
 from app.core.inputs import MoveName, StartRun
 from app.core.roadmap import Roadmap, parse_roadmap
 from app.core.state import RunState
@@ -54,6 +55,7 @@ class Scenario(BaseModel):
     outcomes: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
     commands: list[Command] = Field(default_factory=list)
     assessments: dict[str, Classification] = Field(default_factory=dict)
+    survivors: list[Survivor] = Field(default_factory=list)
     base: str = "main"
     run_id: str = Field(default="simulation", alias="runId")
 
@@ -111,6 +113,11 @@ def load_scenario(text: str) -> tuple[Scenario, Roadmap]:
             raise ScenarioError(
                 f"scenario.commands[{i}].task: no open task {c.task} in the roadmap"
             )
+    seen: set[str] = set()
+    for i, v in enumerate(scenario.survivors):
+        if v.branch in seen:
+            raise ScenarioError(f"scenario.survivors[{i}].branch: {v.branch} is listed twice")
+        seen.add(v.branch)
     return scenario, roadmap
 
 
@@ -142,6 +149,7 @@ def simulate(scenario: Scenario) -> tuple[dict[str, Any], list[dict[str, Any]], 
             base=scenario.base,
             roadmap=scenario.roadmap,
             config=scenario.config,
+            survivors=list(scenario.survivors),
         )
     )
     moves = [

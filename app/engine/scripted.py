@@ -187,6 +187,17 @@ class ScriptedAssessor:
 
     def assess(self, request: Assess) -> Assessment:
         cls = self._by_task.get(request.task, "continue-manual")
+        if request.stage == "recovery":
+            # A surviving branch: the script vouches for scope and validation only
+            # when it says adopt-complete; the risk note reaches the reviewers.
+            complete = cls == "adopt-complete"
+            return Assessment(
+                classification=cls,
+                task_scoped=complete,
+                validation=["scripted gates passed"] if complete else [],
+                residual_risk=["scripted assessment: no agent read the branch"],
+                rationale=f"scripted assessment of surviving branch {request.branch}",
+            )
         return Assessment(
             classification=cls,
             rationale=f"scripted assessment after {request.stage}: {request.detail}",

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from app.core.discovery import Survivor
 from app.core.effects import Assess, DispatchStage, Integrate, Salvage
 from app.core.inputs import StartRun
 from app.core.selection import frontier
@@ -49,7 +50,7 @@ class _NothingRuns:
         raise RuntimeError("dry run: nothing is salvaged")
 
 
-def read_plan(request: Request) -> Plan:
+def read_plan(request: Request) -> tuple[Plan, dict[str, str]]:
     repo = LocalRepo.open(request.path)
     heads = repo.origin_heads()
     with contextlib.ExitStack() as stack:
@@ -65,11 +66,11 @@ def read_plan(request: Request) -> Plan:
         base = pick_base(request, repo.origin_default_branch(), read)
         if base not in heads:
             raise RepoError(f"origin has no branch {base}")
-        return load_plan(request, base, read, heads)
+        return load_plan(request, base, read, heads), heads
 
 
 def dry_run(request: Request) -> dict[str, Any]:
-    plan = read_plan(request)
+    plan, heads = read_plan(request)
     config = plan.settings.config.model_copy(update={"dry_run": True})
     idle = _NothingRuns()
     now = datetime.now(UTC)
@@ -92,6 +93,12 @@ def dry_run(request: Request) -> dict[str, Any]:
             roadmap=plan.roadmap_text,
             config=config,
             held=sorted(plan.held),
+            # Names only: a dry run fetches nothing into PATH, so no branch evidence.
+            survivors=[
+                Survivor(branch=b, head=h)
+                for b, h in sorted(heads.items())
+                if b.startswith("roadmap-")
+            ],
         )
     )
     result = engine.run()

@@ -7,7 +7,7 @@ wins:
 1. evidence could not be collected -> `continue-manual` (with the error)
 2. the branch is not on origin, or has no commits ahead of the base -> `discard`
 3. commits, the branch stays in scope, its committed ExecPlan says COMPLETE,
-   and a passed gates verdict of this run covers its head -> `adopt-complete`
+   and a passed gates verdict (of any local run) covers its head -> `adopt-complete`
 4. commits in scope with a committed ExecPlan that is not BLOCKED -> `adopt-partial`
 5. anything else -> `continue-manual`
 
@@ -97,7 +97,7 @@ class LocalAssessor:
         outside = [f for f in facts.files if f.startswith(OUT_OF_SCOPE)]
         scoped = not outside
         status = plan_status(facts.plan)
-        validation = self._validation(request.task, facts.head)
+        validation = validation_for(self.run_dir.parent, request.task, facts.head)
         missing = []
         if not scoped:
             missing.append("changes outside the task's scope: " + ", ".join(outside))
@@ -106,7 +106,7 @@ class LocalAssessor:
         elif status != "complete":
             missing.append(f"ExecPlan status is {status}, not COMPLETE")
         if not validation:
-            missing.append(f"no passed gates verdict for head {facts.head[:12]} in this run")
+            missing.append(f"no passed gates verdict recorded for head {facts.head[:12]}")
         if scoped and status == "complete" and validation:
             cls = "adopt-complete"
         elif scoped and status not in ("missing", "blocked"):
@@ -123,13 +123,17 @@ class LocalAssessor:
             f"ExecPlan {status}; failed at {request.stage}: {request.detail}",
         )
 
-    def _validation(self, task: str, head: str) -> list[str]:
-        out = []
-        for verdict, _ in stage_verdicts(self.run_dir, task, {"gates"}):
+
+def validation_for(runs_root: Path, task: str, head: str) -> list[str]:
+    """Passed gates verdicts for exactly `head`, from any local run's stage outputs."""
+    out = []
+    run_dirs = sorted(p for p in runs_root.iterdir() if p.is_dir()) if runs_root.is_dir() else []
+    for run_dir in run_dirs:
+        for verdict, _ in stage_verdicts(run_dir, task, {"gates"}):
             if verdict.passed and verdict.head_after == head and verdict.gates:
                 ran = ", ".join(g.command for g in verdict.gates)
-                out.append(f"gates passed at {head[:12]}: {ran}")
-        return out
+                out.append(f"gates passed at {head[:12]} ({run_dir.name}): {ran}")
+    return out
 
 
 def stage_verdicts(run_dir: Path, task: str, stages: set[str]) -> list[tuple[Verdict, Path]]:

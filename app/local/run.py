@@ -30,6 +30,7 @@ from app.local.landing import LocalIntegrator
 from app.local.launch import Plan, Request, load_plan, pick_base
 from app.local.repo import LocalRepo, RepoError
 from app.local.stages import LocalStages
+from app.local.survivors import find_survivors
 from app.store import Store
 from app.store.leases import HOST, process_alive
 from app.store.store import sqlite_url
@@ -162,6 +163,15 @@ def execute(
             clock=lambda: datetime.now(UTC),
         )
         engine = Engine(ports, wait_timeout=WAIT_SLICE)
+        # A fresh run hands the core every surviving task branch with host evidence;
+        # a resumed run already has them in its log.
+        survivors = (
+            []
+            if resumed
+            else find_survivors(
+                repo, plan.base, plan.roadmap, repo.origin_heads(), repo.state_dir / "runs"
+            )
+        )
         engine.open(
             StartRun(
                 at=datetime.now(UTC),
@@ -170,6 +180,7 @@ def execute(
                 roadmap=plan.roadmap_text,
                 config=settings.config,
                 held=sorted(plan.held),
+                survivors=survivors,
             )
         )
         result = engine.run()

@@ -7,12 +7,14 @@ words, so a test reads like the rule it checks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from app.core import events as ev
 from app.core.config import RunConfig
 from app.core.decide import decide
+from app.core.discovery import Survivor
 from app.core.effects import DispatchStage, Effect
 from app.core.inputs import Input, OperatorMove, StageFinished, StartRun
 from app.core.state import RunState, apply
@@ -29,14 +31,24 @@ CHAIN = (
 
 
 class Run:
-    def __init__(self, roadmap: str = CHAIN, **config: Any) -> None:
+    def __init__(
+        self, roadmap: str = CHAIN, survivors: Sequence[Survivor] = (), **config: Any
+    ) -> None:
         self.state = RunState()
         self.events: list[ev.Event] = []
         self.effects: list[Effect] = []
         self.dispatched: dict[tuple[str, str], DispatchStage] = {}
         self._n = 0
         self.last: tuple[list[ev.Event], list[Effect]] = ([], [])
-        self.feed(StartRun(at=AT, run_id="r", roadmap=roadmap, config=RunConfig(**config)))
+        self.feed(
+            StartRun(
+                at=AT,
+                run_id="r",
+                roadmap=roadmap,
+                config=RunConfig(**config),
+                survivors=list(survivors),
+            )
+        )
 
     def token(self) -> str:
         self._n += 1

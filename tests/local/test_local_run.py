@@ -101,10 +101,12 @@ def test_missing_marker_fails_the_task_parks_dependents_and_keeps_the_branch(
     author = git(p.origin, "log", "-1", "--format=%an", "roadmap-1-2").strip()
     assert author == "odw-runner"
 
-    # A new run holds the surviving branch out of selection and reports it.
+    # A new run holds the surviving branch out of selection, reports it, and does
+    # not call the blocked frontier a clean stop.
     code2, again, _ = p.run_json()
-    assert code2 == 0
+    assert code2 == 1
     assert again["processed"] == ["1.4"]
+    assert again["halted"].startswith("needs-operator-recovery: 1 surviving branch(es)")
     assert {"id": "1.2", "reason": "surviving branch roadmap-1-2 on origin"} in again["held"]
 
 
