@@ -82,7 +82,7 @@ def _waiting_detail(s: RunState, t: TaskState) -> str:
             f" ({d.reason})" if d.reason else ""
         )
     if t.id in s.held:
-        return "held: a surviving branch holds this id"
+        return "held: kept out of this run's selection by the launcher (for example `--task`)"
     roadmap = s.effective_roadmap()
     task = roadmap.get(t.subtasks[0] if t.unit == "addendum" else t.id)
     missing = roadmap.missing(task) if task is not None else []
