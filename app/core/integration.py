@@ -27,6 +27,20 @@ class IntegrationReport(BaseModel):
     conflicts: str | None = None
     summary: str | None = None
 
+    @classmethod
+    def landed(cls, *, sha: str, attempts: int, summary: str | None = None) -> IntegrationReport:
+        """A report for a task that is on the base: all five booleans true."""
+        return cls(
+            ok=True,
+            rebased=True,
+            squash_merged=True,
+            pushed=True,
+            roadmap_marked_done=True,
+            attempts=attempts,
+            sha=sha,
+            summary=summary,
+        )
+
     @property
     def complete(self) -> bool:
         return all(

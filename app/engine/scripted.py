@@ -165,15 +165,7 @@ class ScriptedIntegrator:
                 conflicts=f"rebase of {request.branch} onto {request.base} stopped on conflicts",
             )
         sha = hashlib.sha1(request.key.encode(), usedforsecurity=False).hexdigest()
-        return IntegrationReport(
-            ok=True,
-            rebased=True,
-            squash_merged=True,
-            pushed=True,
-            roadmap_marked_done=True,
-            attempts=1,
-            sha=sha,
-        )
+        return IntegrationReport.landed(sha=sha, attempts=1)
 
     def inspect(self, request: Integrate) -> IntegrationReport | None:
         return None

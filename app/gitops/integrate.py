@@ -258,14 +258,9 @@ class _Integration:
         )
         if state.landed and state.ticked:
             sha = state.commits[0]
-            return IntegrationReport(
-                ok=True,
-                rebased=True,
-                squash_merged=True,
-                pushed=True,
-                roadmap_marked_done=True,
-                attempts=attempts,
+            return IntegrationReport.landed(
                 sha=sha,
+                attempts=attempts,
                 summary=f"{self.task_id} had already landed on {self.base} as {sha}; "
                 "nothing pushed",
             )

@@ -65,13 +65,8 @@ class LocalIntegrator:
         if not (state.landed and state.ticked):
             return None
         sha = state.commits[0]
-        return IntegrationReport(
-            ok=True,
-            rebased=True,
-            squash_merged=True,
-            pushed=True,
-            roadmap_marked_done=True,
-            attempts=0,
+        return IntegrationReport.landed(
             sha=sha,
+            attempts=0,
             summary=f"found on {request.base} after a restart as {sha}: landed before the crash",
         )
