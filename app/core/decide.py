@@ -167,18 +167,24 @@ class Decider:
             self.enter(t, FIRST_STAGE, previous=None)
             room -= 1
 
+    def suspended(self, t: TaskState, stage: str, when: str) -> bool:
+        """A hard stop suspends the task where it stands instead of starting work."""
+        if self.s.stop is None or not self.s.stop.hard:
+            return False
+        self.emit(
+            ev.TaskSuspended(
+                at=self.at,
+                task=t.id,
+                stage=stage,
+                detail=f"run stopped {when}: {self.s.stop.reason}",
+            )
+        )
+        return True
+
     def enter(
         self, t: TaskState, stage: str, *, previous: str | None, forward: bool = True
     ) -> None:
-        if self.s.stop is not None and self.s.stop.hard:
-            self.emit(
-                ev.TaskSuspended(
-                    at=self.at,
-                    task=t.id,
-                    stage=stage,
-                    detail=f"run stopped before {stage}: {self.s.stop.reason}",
-                )
-            )
+        if self.suspended(t, stage, f"before {stage}"):
             return
         self.emit(
             ev.StageEntered(at=self.at, task=t.id, stage=stage, previous=previous, forward=forward)
@@ -190,15 +196,7 @@ class Decider:
             self.dispatch(t, stage, lane)
 
     def dispatch(self, t: TaskState, stage: str, lane: str) -> None:
-        if self.s.stop is not None and self.s.stop.hard:
-            self.emit(
-                ev.TaskSuspended(
-                    at=self.at,
-                    task=t.id,
-                    stage=stage,
-                    detail=f"run stopped before retrying {stage}: {self.s.stop.reason}",
-                )
-            )
+        if self.suspended(t, stage, f"before retrying {stage}"):
             return
         token = self.tokens()
         number = t.attempts.get(stage, 0) + 1
