@@ -22,6 +22,7 @@ _BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<text>.*)$")
 _SUCCESS = re.compile(r"^(?:\[[ xX]\][ \t]+)?Success(?:[ \t]+criteria)?:[ \t]*(?P<text>.*)$", re.S)
 _SUCCESS_SENTENCE = re.compile(r"\bSuccess criteria:[ \t]*(?P<text>.*?)(?:\.(?=\s|$)|$)", re.S)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SENTENCE_END = re.compile(r"(?<=\.)\s+")
 
 ProblemKind = Literal["duplicate-id", "cycle", "unknown-dependency"]
 
@@ -62,6 +63,16 @@ class Task:
     @property
     def is_addendum(self) -> bool:
         return self.addendum_of is not None
+
+    @property
+    def headline(self) -> str:
+        """The title without its `Requires ...` and `See ...` sentences (commit subjects)."""
+        kept = [
+            part
+            for part in _SENTENCE_END.split(self.title)
+            if part and not part.startswith(("Requires ", "See "))
+        ]
+        return " ".join(kept) or self.title
 
 
 @dataclass(frozen=True)

@@ -310,7 +310,7 @@ class _Integration:
             raise _Stop(f"cannot read {self.roadmap_path} on {self.branch}: {exc}") from None
         if self.title is None:
             self.title = next(
-                (t.title for t in parse_roadmap(text).tasks if t.id == self.task_id), None
+                (t.headline for t in parse_roadmap(text).tasks if t.id == self.task_id), None
             )
         if not is_ticked(text, self.task_id):
             try:

@@ -42,7 +42,7 @@ class LocalIntegrator:
                 lock=self.lock,
                 data_dir=self.data_dir,
                 roadmap_path=ROADMAP_PATH,
-                title=task.title if task is not None else None,
+                title=task.headline if task is not None else None,
                 identity=self.identity,
             )
         except IntegrationInputError as exc:

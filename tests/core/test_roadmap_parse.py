@@ -220,3 +220,19 @@ def test_parsing_roadmap_shaped_noise_never_crashes(parts: list[str]) -> None:
     rm = parse_roadmap("".join(parts))
     for p in rm.errors + rm.warnings:
         assert p.ids and p.lines and p.message
+
+
+@pytest.mark.parametrize(
+    ("title", "headline"),
+    [
+        ("Add endpoints. Requires 2.6.1. See docs/x.md for 3.1.", "Add endpoints."),
+        ("Third thing. Requires 1.1.2.", "Third thing."),
+        ("Implement `weaver help` from metadata.", "Implement `weaver help` from metadata."),
+        ("Use v1.2.3 of the API. Keep it small.", "Use v1.2.3 of the API. Keep it small."),
+        ("Requires 1.1.1.", "Requires 1.1.1."),
+    ],
+    ids=["requires-and-see", "requires", "plain", "dots-inside", "only-requires"],
+)
+def test_headline_drops_requires_and_see_sentences(title: str, headline: str) -> None:
+    task = parse_roadmap(f"- [ ] 1.1.1. {title}\n").tasks[0]
+    assert task.headline == headline
