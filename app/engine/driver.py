@@ -4,7 +4,8 @@ One component for every mode. Events are appended to the log (with the
 expected version) before any effect runs, so a crash leaves a log that says
 what was asked; `open` on an existing log replays it and resumes: landed tasks
 are not re-run, attempts whose process died come back as infra faults, and an
-interrupted integration is inspected, never blindly repeated.
+interrupted integration is never blindly repeated: the base is re-read first,
+and only when it shows no landing does the integration run again.
 """
 
 from __future__ import annotations
@@ -135,19 +136,16 @@ class Engine:
             self._queue.extend(self._stamp(c) for c in self.ports.stages.recover(live))
         for effect in outstanding(s):
             if isinstance(effect, Integrate):
+                # Never repeated blindly: the base is re-read first. A landing found
+                # there is the answer; none means integrating again is safe, since
+                # the integrator itself refuses to land a task twice.
                 report = self.ports.integrator.inspect(effect)
-                self._queue.append(
-                    IntegrationFinished(
-                        at=self.ports.clock(),
-                        task=effect.task,
-                        report=report,
-                        fault=None
-                        if report is not None
-                        else "the run stopped while integrating and the base shows no landing",
+                if report is not None:
+                    self._queue.append(
+                        IntegrationFinished(at=self.ports.clock(), task=effect.task, report=report)
                     )
-                )
-            else:
-                self._execute(effect)
+                    continue
+            self._execute(effect)
 
     def run(self, moves: Iterable[ScheduledMove] = ()) -> dict[str, Any]:
         """Drive until nothing is running or waiting, apply moves, end, and report."""

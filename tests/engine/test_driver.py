@@ -109,30 +109,67 @@ def test_resume_replays_the_log_reports_lost_attempts_and_does_not_rerun_landed_
     assert replay(log.load()) == second.state
 
 
-def test_interrupted_integration_is_inspected_not_repeated():
-    counter = Counter()
-    log = MemoryEventLog()
-    first = Engine(_ports(log, ScriptedStages({}), counter))
-    first.open(_start(counter, maxParallel=1))
-    # drive until an integration has been requested, then drop the process
+def _interrupt_first_integration(counter: Counter, log: MemoryEventLog) -> None:
     from app.core.effects import Integrate
 
     class Refuse(ScriptedIntegrator):
         def integrate(self, request: Integrate):
             raise KeyboardInterrupt
 
+    first = Engine(_ports(log, ScriptedStages({}), counter))
+    first.open(_start(counter, maxParallel=1))
     first.ports.integrator = Refuse({})
     with pytest.raises(KeyboardInterrupt):
         first.run()
-    integrator = ScriptedIntegrator({})
+
+
+def test_interrupted_integration_reinspects_the_base_then_integrates_again():
+    counter = Counter()
+    log = MemoryEventLog()
+    _interrupt_first_integration(counter, log)
+
+    class Watching(ScriptedIntegrator):
+        def __init__(self) -> None:
+            super().__init__({})
+            self.order: list[str] = []
+
+        def inspect(self, request):
+            self.order.append(f"inspect {request.task}")
+            return super().inspect(request)
+
+        def integrate(self, request):
+            self.order.append(f"integrate {request.task}")
+            return super().integrate(request)
+
+    integrator = Watching()
     second = Engine(_ports(log, ScriptedStages({}), counter))
     second.ports.integrator = integrator
     second.open()
     result = second.run()
-    assert all(r.task != "1.1.1" for r in integrator.requests), "never re-integrated blindly"
+    assert integrator.order[:2] == ["inspect 1.1.1", "integrate 1.1.1"], "base re-read first"
     first_result = next(r for r in result["results"] if r["id"] == "1.1.1")
-    assert first_result["status"] == "infra-fault"
-    assert "origin/main" in first_result["detail"]
+    assert first_result["status"] == "landed"
+
+
+def test_interrupted_integration_found_on_the_base_is_not_repeated():
+    from app.core.integration import IntegrationReport
+
+    counter = Counter()
+    log = MemoryEventLog()
+    _interrupt_first_integration(counter, log)
+
+    class AlreadyThere(ScriptedIntegrator):
+        def inspect(self, request):
+            return IntegrationReport.landed(sha="abc1234", attempts=0, summary="found")
+
+    integrator = AlreadyThere({})
+    second = Engine(_ports(log, ScriptedStages({}), counter))
+    second.ports.integrator = integrator
+    second.open()
+    result = second.run()
+    assert all(r.task != "1.1.1" for r in integrator.requests), "landed: never integrated again"
+    first_result = next(r for r in result["results"] if r["id"] == "1.1.1")
+    assert first_result["status"] == "landed"
 
 
 def test_log_append_checks_the_expected_version():
