@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -100,3 +101,38 @@ def test_kill_9_mid_run_then_rerun_completes_and_lands_nothing_twice(project_fac
     # Running it once more starts a new run with nothing left to do.
     code, again, _ = p.run_json()
     assert code == 0 and again["processed"] == [] and again["runId"] != data["runId"]
+
+
+_KILL_ON_BASE_PUSH = """#!/bin/sh
+# A `git` that kills the process running it (odw run) just before the first push
+# to the base, so the run dies in the middle of an integration.
+for a in "$@"; do
+  case "$a" in
+    HEAD:main|HEAD:refs/heads/main)
+      if [ ! -e "{marker}" ]; then : > "{marker}"; kill -9 "$PPID"; exit 137; fi ;;
+  esac
+done
+exec "{git}" "$@"
+"""
+
+
+def test_kill_9_during_an_integration_then_rerun_lands_it_once(project_factory, tmp_path) -> None:
+    p = project_factory("- [ ] 1.1. Only task\n", {"config": {"maxParallel": 1, **FAST}})
+    bin_dir = tmp_path / "crash-bin"
+    bin_dir.mkdir()
+    marker = tmp_path / "killed-once"
+    wrapper = bin_dir / "git"
+    real_git = shutil.which("git") or "/usr/bin/git"
+    wrapper.write_text(_KILL_ON_BASE_PUSH.format(marker=marker, git=real_git))
+    wrapper.chmod(0o755)
+    env = {**os.environ, **p.env, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    first = subprocess.run(p.argv("--json"), env=env, capture_output=True, timeout=150)
+    assert marker.exists(), first.stderr
+    assert first.returncode == -signal.SIGKILL
+    assert p.landings() == []
+
+    code, data, stderr = p.run_json()
+    assert code == 0, stderr
+    assert data["processed"] == ["1.1"]
+    assert p.landing_counts() == {"1.1": 1}
+    assert "- [x] 1.1. Only task" in p.roadmap_on_origin()
