@@ -47,6 +47,33 @@ def should_assess(
     return status in ("failed", "halted")
 
 
+def after_failure(
+    status: str,
+    stage: str,
+    *,
+    fault: str | None,
+    assess_enabled: bool,
+    dry_run: bool,
+    branch_exists: bool,
+) -> Literal["assess", "salvage"] | None:
+    """What follows a task's failure: an assessment, infra-fault salvage, or nothing.
+
+    An infra fault is never assessed; its branch is salvaged instead, except at
+    integration (nothing of the agent's is left to save) and in dry runs.
+    """
+    if should_assess(
+        status,
+        fault=fault,
+        assess_enabled=assess_enabled,
+        dry_run=dry_run,
+        branch_exists=branch_exists,
+    ):
+        return "assess"
+    if fault == "infra" and stage != "integrate" and assess_enabled and not dry_run:
+        return "salvage" if branch_exists else None
+    return None
+
+
 def salvage_decision(
     classification: str, *, assess_enabled: bool, evidence_error: bool, has_branch: bool
 ) -> tuple[bool, str]:

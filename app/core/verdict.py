@@ -16,7 +16,6 @@ from pydantic.alias_generators import to_camel
 StageName = Literal["plan", "design-review", "implement", "gates", "review", "fix", "assess"]
 AGENT_STAGES: tuple[str, ...] = ("plan", "design-review", "implement", "review", "fix", "assess")
 WRITE_STAGES: frozenset[str] = frozenset({"plan", "implement", "fix"})
-REPORT_STAGES: frozenset[str] = frozenset({"design-review", "review", "assess"})
 
 CheckStatus = Literal["passed", "failed", "skipped"]
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from app.core.recovery import (
     BranchEvidence,
+    after_failure,
     continue_mode,
     plan_status,
     review_mode,
@@ -51,6 +52,34 @@ GOOD = BranchEvidence(commits=2, task_scoped=True, execplan="Status: COMPLETE\n"
 )
 def test_which_failures_are_assessed(status, fault, kw, expected):
     assert should_assess(status, fault=fault, **kw) is expected
+
+
+@pytest.mark.parametrize(
+    ("status", "stage", "fault", "kw", "expected"),
+    [
+        ("failed", "implement", None, {}, "assess"),
+        ("failed", "implement", "auth", {}, None),
+        ("infra-fault", "implement", "infra", {}, "salvage"),
+        ("infra-fault", "integrate", "infra", {}, None),
+        ("infra-fault", "implement", "infra", {"dry_run": True}, None),
+        ("infra-fault", "implement", "infra", {"branch_exists": False}, None),
+        ("failed", "implement", None, {"assess_enabled": False}, None),
+        ("failed", "implement", None, {"dry_run": True}, None),
+    ],
+    ids=[
+        "product-failure",
+        "auth",
+        "infra-salvaged",
+        "infra-at-integrate",
+        "infra-dry-run",
+        "infra-no-branch",
+        "disabled",
+        "dry-run",
+    ],
+)
+def test_what_follows_a_failure_uses_should_assess(status, stage, fault, kw, expected):
+    args = {"assess_enabled": True, "dry_run": False, "branch_exists": True, **kw}
+    assert after_failure(status, stage, fault=fault, **args) == expected
 
 
 @pytest.mark.parametrize(
