@@ -20,7 +20,7 @@ from app.core.flow import enter
 from app.core.inputs import StartRun
 from app.core.notices import halt_reason
 from app.core.outstanding import survivor_assess_effect
-from app.core.recovery import ResumeAction, continue_mode, review_mode
+from app.core.recovery import ResumeAction, continue_mode, review_mode, review_preview
 from app.core.state import RunState, TaskState
 
 
@@ -53,9 +53,11 @@ def plan_recovery(c: Context, inp: StartRun) -> None:
 
 def consider(c: Context, t: TaskState, branch: str) -> None:
     cfg = c.s.config
-    evidence = evidence_for(c.s, branch)
+    evidence = branch_evidence(branch, evidence_for(c.s, branch))
     if cfg.resume_mode == "continue":
-        decided(c, t, branch, continue_mode(branch_evidence(branch, evidence), dry_run=cfg.dry_run))
+        decided(c, t, branch, continue_mode(evidence, dry_run=cfg.dry_run))
+    elif cfg.dry_run and cfg.resume_mode == "review":
+        decided(c, t, branch, review_preview(evidence))
     elif cfg.dry_run:
         decided(c, t, branch, ResumeAction("report", "not-assessed", "dry-run"))
     else:
