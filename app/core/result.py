@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.resume import recovery_json
+from app.core.recovery_report import recovery_json
 from app.core.state import RunState, TaskState
 
 
