@@ -17,7 +17,7 @@ from actions.stream import MarkerScanner
 from app.core.verdict import (
     AssessmentReport,
     Check,
-    FaultKind,
+    InfraFault,
     ReviewReport,
 )
 
@@ -87,7 +87,10 @@ def exit_check(result: ProcessResult, deadline: float, *, marker_seen: bool) -> 
     )
 
 
-def fault_of(result: ProcessResult, *, marker_seen: bool) -> FaultKind | None:
+SIGNAL_EXIT = 128  # a shell reports death by signal N as 128 + N
+
+
+def fault_of(result: ProcessResult, *, marker_seen: bool) -> InfraFault | None:
     """Infra faults carry no evidence about the branch; the core retries them in place."""
     if result.cleanup_failed:
         return "cleanup-failed"
@@ -97,8 +100,8 @@ def fault_of(result: ProcessResult, *, marker_seen: bool) -> FaultKind | None:
         return "timeout"
     if result.spawn_error or result.exit_code in (126, 127):
         return "spawn-failed"
-    if result.signal is not None or result.exit_code != 0:
-        return "crash"
+    if result.signal is not None or result.exit_code > SIGNAL_EXIT:
+        return "crash"  # the process died; exiting non-zero by itself is a product failure
     return None
 
 

@@ -27,8 +27,8 @@ from app.core.verdict import (
     AGENT_STAGES,
     WRITE_STAGES,
     Check,
-    FaultKind,
     GateResult,
+    InfraFault,
     SalvageBundle,
     Verdict,
     completion_marker,
@@ -213,7 +213,7 @@ class _Writer:
         self.checks: list[Check] = []
         self.gates: list[GateResult] = []
         self.salvage = SalvageBundle()
-        self.fault: FaultKind | None = None
+        self.fault: InfraFault | None = None
         self.timings: dict[str, float] = {}
 
     def run(self, succeeded: bool) -> None:

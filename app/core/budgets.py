@@ -45,11 +45,12 @@ def fingerprint(reason: str) -> str:
 
 @dataclass(frozen=True)
 class Ledger:
-    """One gate's memory within one stage: last fingerprint and charges spent."""
+    """One gate's memory within one stage: last fingerprint, charges spent, and
+    whether the gate judge already reset it once (only the review gate has one)."""
 
     fingerprint: str | None = None
     charges: int = 0
-    salvage_used: bool = False
+    reset_used: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ def charge(ledger: Ledger, print_: str, budget: int) -> Charge:
     progress, so no charge.
     """
     if ledger.fingerprint != print_:
-        return Charge("retry", False, Ledger(print_, ledger.charges, ledger.salvage_used))
+        return Charge("retry", False, Ledger(print_, ledger.charges, ledger.reset_used))
     if ledger.charges >= budget:
         return Charge("exhausted", False, ledger)
-    return Charge("retry", True, Ledger(print_, ledger.charges + 1, ledger.salvage_used))
+    return Charge("retry", True, Ledger(print_, ledger.charges + 1, ledger.reset_used))

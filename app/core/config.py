@@ -8,7 +8,7 @@ field named, never clamped.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
@@ -153,3 +153,46 @@ def _is_union_tag(part: object) -> bool:
     return isinstance(part, str) and (
         part in {"int", "str", "float", "bool"} or part.startswith(("dict[", "list["))
     )
+
+
+# What `rearm` may change for one task: prompt text, and the limits below, which
+# obey exactly RunConfig's rules (validated by RunConfig itself).
+OVERRIDE_TEXT: tuple[str, ...] = ("instructions", "agent", "model")
+OVERRIDE_LIMITS: tuple[str, ...] = ("stageAttempts", "gateRetryBudget", "routeBudget")
+OVERRIDE_FIELDS: frozenset[str] = frozenset(OVERRIDE_TEXT + OVERRIDE_LIMITS)
+
+
+def load_overrides(data: Mapping[str, object], *, where: str = "rearm") -> dict[str, Any]:
+    """Check a task's overrides, or raise ConfigError naming the field."""
+    unknown = sorted(set(data) - OVERRIDE_FIELDS)
+    if unknown:
+        raise ConfigError(
+            f"{where}.{unknown[0]}: unknown field; rearm can change "
+            + ", ".join(sorted(OVERRIDE_FIELDS))
+        )
+    for name in OVERRIDE_TEXT:
+        if name in data and not isinstance(data[name], str):
+            raise ConfigError(f"{where}.{name}: must be text")
+    load_config({k: v for k, v in data.items() if k in OVERRIDE_LIMITS}, where=where)
+    return dict(data)
+
+
+def task_stage_attempts(config: RunConfig, overrides: Mapping[str, Any]) -> int:
+    return int(overrides.get("stageAttempts", config.stage_attempts))
+
+
+def task_gate_budget(config: RunConfig, overrides: Mapping[str, Any], gate: str) -> int:
+    return _override(overrides.get("gateRetryBudget"), gate, config.gate_budget(gate))
+
+
+def task_route_budget(config: RunConfig, overrides: Mapping[str, Any], stage: str) -> int:
+    return _override(overrides.get("routeBudget"), stage, config.route_budget_for(stage))
+
+
+def _override(value: object, name: str, default: int) -> int:
+    """A task's budget: an int for every name, or a mapping; otherwise the run's."""
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Mapping) and name in value:
+        return int(value[name])
+    return default

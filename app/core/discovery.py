@@ -33,12 +33,14 @@ class SurvivorEvidence(_Model):
     """Host-collected facts about a surviving branch; never the agent's word."""
 
     collection_error: str | None = None
-    clean: bool = True
+    clean: bool | None = None  # None: not collected, which counts as dirty
     commits: int = Field(default=0, ge=0)
     task_scoped: bool | None = None
     execplan: str | None = None  # the committed ExecPlan text, None when absent
     execplan_readable: bool = True
-    validation: list[str] = Field(default_factory=list)  # gate results recorded for the head
+    # Gate results the host recorded for exactly this head: the only validation
+    # evidence there is (an assessment's own `validation` list never counts).
+    validation: list[str] = Field(default_factory=list)
 
 
 class Survivor(_Model):
@@ -88,10 +90,9 @@ def map_branch(roadmap: Roadmap, branch: str) -> tuple[str | None, str | None, i
         return None, "unmapped-branch", 0
     if not addendum:
         return (task_id, "already-complete", task.line) if task.done else (task_id, None, task.line)
-    addenda = roadmap.addenda(task_id)
-    if not addenda or not task.done:
-        return None, "unmapped-branch", 0
-    open_addenda = [a for a in addenda if not a.done]
+    if not task.done:
+        return None, "unmapped-branch", 0  # no addendum unit until the parent is ticked
+    open_addenda = [a for a in roadmap.addenda(task_id) if not a.done]
     if not open_addenda:
         return task_id, "already-complete", task.line
     return task_id, None, open_addenda[0].line
@@ -135,16 +136,17 @@ def branch_evidence(
 ) -> BranchEvidence:
     """The decision tables' evidence: host facts, narrowed (never widened) by an assessment.
 
-    Task scope must be affirmed by the assessment and not denied by the host;
-    missing validation on either side is a blocking gap.
+    Agent-reported fields may only disqualify: task scope must be affirmed by
+    the assessment and not denied by the host, the assessment's missing
+    evidence blocks, and validation counts only when the host recorded it.
     """
     missing: list[str] = []
     scoped = evidence.task_scoped
     if assessment is not None:
         missing.extend(assessment.missing_evidence)
         scoped = assessment.task_scoped and evidence.task_scoped is not False
-        if not evidence.validation and not assessment.validation:
-            missing.append("no validation evidence recorded for the branch head")
+    if not evidence.validation:
+        missing.append("no validation evidence recorded by the host for the branch head")
     error = evidence.collection_error or (assessment.evidence_error if assessment else None)
     return BranchEvidence(
         addendum=branch.endswith("-addendum"),

@@ -62,7 +62,7 @@ class Salvage(_Effect):
 
 
 class JudgeGate(_Effect):
-    """Ask the salvage judge what to do with an exhausted review gate."""
+    """Ask the gate judge what to do with an exhausted review gate (reset it once?)."""
 
     kind: Literal["judge-gate"] = "judge-gate"
     task: str

@@ -107,8 +107,12 @@ class GateCharged(_TaskEvent):
     budget: int
 
 
-class SalvageDecided(_TaskEvent):
-    """The review-gate judge's answer on exhaustion (seed 001 invariant #9)."""
+class GateJudgeDecided(_TaskEvent):
+    """The review-gate judge's answer on exhaustion (seed 001 invariant #9).
+
+    `continue` resets the gate's budget once. The stored type keeps its first
+    name, `salvage-decided`, so logs written before the rename still replay.
+    """
 
     type: Literal["salvage-decided"] = "salvage-decided"
     stage: str
@@ -326,7 +330,7 @@ Event = Annotated[
     | StaleVerdictIgnored
     | FaultRecorded
     | GateCharged
-    | SalvageDecided
+    | GateJudgeDecided
     | JudgeRequested
     | TicketOpened
     | TicketClosed

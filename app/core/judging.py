@@ -3,7 +3,10 @@
 A stage passes only when the completion marker was seen for this attempt's
 token and, for deciding stages, its report is present and schema-valid. The exit
 code is recorded as a second check (passed, failed or skipped with a reason).
-Faults the port reports (auth, provider, infra) are classified before evidence.
+Faults the port reports (auth, provider, infra) are classified before evidence,
+and so is an infrastructure fault the runner recorded on the verdict. An agent
+that exits non-zero by itself without the marker is a product failure (`failed`,
+not retried), never a fault.
 """
 
 from __future__ import annotations
@@ -64,6 +67,15 @@ def judge(stage: str, token: str, verdict: Verdict | None, fault: Fault | None) 
     if code in (EXIT_TIMEOUT, EXIT_CLEANUP_FAILED):
         what = "agent deadline exceeded" if code == EXIT_TIMEOUT else "cleanup after deadline"
         return Judgement("infra", _checks(False, code, None), f"{what} (exit {code})")
+    if verdict.fault is not None:
+        # The runner saw the attempt die (or fail to start, or to push): no
+        # evidence about the branch either way, so an infra fault, retried.
+        exit_note = f" (exit {code})" if code is not None else ""
+        return Judgement(
+            "infra",
+            _checks(False, code, None),
+            f"infrastructure fault: {verdict.fault}{exit_note}",
+        )
     marker = verdict.check(MARKER_CHECK)
     seen = marker is not None and marker.status == "passed"
     if not spec(stage).agent and marker is not None and marker.status == "skipped":

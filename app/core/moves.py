@@ -2,59 +2,54 @@
 
 Each accepted move is an event naming who asked and why; a move that does not
 fit the task's state is recorded as rejected with the reason, never applied
-halfway.
+halfway. Re-arm overrides are checked by the config model's own rules.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from app.core import events as ev
+from app.core.config import ConfigError, load_overrides
+from app.core.context import Context
+from app.core.flow import advance, enter, release
 from app.core.inputs import OperatorMove
 from app.core.judging import manual_checks
 
-if TYPE_CHECKING:
-    from app.core.decide import Decider
-
-REARM_FIELDS = frozenset(
-    {"instructions", "agent", "model", "stageAttempts", "gateRetryBudget", "routeBudget"}
-)
 RESTARTABLE = frozenset({"failed", "infra-fault", "deferred", "manual-merge-ready"})
 REARMABLE = RESTARTABLE | {"pending", "blocked"}
 
 
-def apply_move(d: Decider, m: OperatorMove) -> None:
-    why = _refusal(d, m)
+def apply_move(c: Context, m: OperatorMove) -> None:
+    why = refusal(c, m)
     if why is not None:
-        d.emit(
-            ev.MoveRejected(at=d.at, move=m.move, task=m.task, by=m.by, reason=m.reason, why=why)
+        c.emit(
+            ev.MoveRejected(at=c.at, move=m.move, task=m.task, by=m.by, reason=m.reason, why=why)
         )
         return
     if m.move == "halt":
-        d.emit(ev.RunHalted(at=d.at, by=m.by, reason=m.reason))
+        c.emit(ev.RunHalted(at=c.at, by=m.by, reason=m.reason))
         return
     if m.move == "resume":
-        d.emit(ev.RunResumed(at=d.at, by=m.by, reason=m.reason))
-        d.release()
+        c.emit(ev.RunResumed(at=c.at, by=m.by, reason=m.reason))
+        release(c)
         return
     assert m.task is not None
-    t = d.s.task(m.task)
+    t = c.s.task(m.task)
     if m.move == "retry":
-        d.emit(ev.TaskRetried(at=d.at, task=t.id, by=m.by, reason=m.reason))
-        d.release()
+        c.emit(ev.TaskRetried(at=c.at, task=t.id, by=m.by, reason=m.reason))
+        release(c)
     elif m.move == "rearm":
-        d.emit(
+        c.emit(
             ev.TaskRearmed(
-                at=d.at, task=t.id, by=m.by, reason=m.reason, overrides=dict(m.overrides)
+                at=c.at, task=t.id, by=m.by, reason=m.reason, overrides=dict(m.overrides)
             )
         )
-        d.release()
+        release(c)
     elif m.move == "complete":
         stage = t.stage
         assert stage is not None
-        d.emit(
+        c.emit(
             ev.StageCompletedManually(
-                at=d.at,
+                at=c.at,
                 task=t.id,
                 stage=stage,
                 by=m.by,
@@ -62,16 +57,17 @@ def apply_move(d: Decider, m: OperatorMove) -> None:
                 checks=list(manual_checks(m.by, m.reason or "no reason given")),
             )
         )
-        d.release()
-        d.advance(t, stage)
+        release(c)
+        advance(c, t, stage)
     elif m.move == "force-start":
-        d.emit(ev.TaskForceStarted(at=d.at, task=t.id, by=m.by, reason=m.reason))
-        d.emit(ev.TaskStarted(at=d.at, task=t.id, forced=True))
-        d.enter(t, "plan", previous=None)
+        c.emit(ev.TaskForceStarted(at=c.at, task=t.id, by=m.by, reason=m.reason))
+        c.emit(ev.TaskStarted(at=c.at, task=t.id, forced=True))
+        enter(c, t, "plan", previous=None)
 
 
-def _refusal(d: Decider, m: OperatorMove) -> str | None:
-    s = d.s
+def refusal(c: Context, m: OperatorMove) -> str | None:
+    """Why a move does not fit the run's state, or None when it does."""
+    s = c.s
     if m.move in ("halt", "resume"):
         if m.move == "resume" and s.stop is None:
             return "the run is not stopped"
@@ -89,7 +85,11 @@ def _refusal(d: Decider, m: OperatorMove) -> str | None:
     if m.move == "rearm":
         if t.status not in REARMABLE:
             return f"task {t.id} is {t.status}; it cannot be re-armed now"
-        return _bad_overrides(m.overrides)
+        try:
+            load_overrides(m.overrides)
+        except ConfigError as exc:
+            return str(exc)
+        return None
     if m.move == "complete":
         if t.status not in RESTARTABLE or t.stage is None:
             return f"task {t.id} is {t.status}; only a stopped stage can be marked complete"
@@ -102,33 +102,3 @@ def _refusal(d: Decider, m: OperatorMove) -> str | None:
                 f"task {t.id} is {t.status}; only a task that has not started can be force-started"
             )
     return None
-
-
-def _bad_overrides(overrides: dict[str, Any]) -> str | None:
-    unknown = sorted(set(overrides) - REARM_FIELDS)
-    if unknown:
-        return f"rearm cannot change {unknown[0]!r}; it can change " + ", ".join(
-            sorted(REARM_FIELDS)
-        )
-    for name, least in (("stageAttempts", 1), ("routeBudget", 0)):
-        value = overrides.get(name)
-        if value is not None and (
-            not isinstance(value, int) or isinstance(value, bool) or value < least
-        ):
-            return f"rearm {name} must be an integer of at least {least}"
-    budget = overrides.get("gateRetryBudget")
-    if budget is not None and not _budget_ok(budget):
-        return "rearm gateRetryBudget must be a non-negative integer or a mapping of gate to one"
-    for name in ("instructions", "agent", "model"):
-        if name in overrides and not isinstance(overrides[name], str):
-            return f"rearm {name} must be text"
-    return None
-
-
-def _budget_ok(value: object) -> bool:
-    def ok(v: object) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-
-    if isinstance(value, dict):
-        return all(ok(v) for v in value.values())
-    return ok(value)

@@ -1,22 +1,22 @@
 """Effects the state is waiting on, rebuilt from state alone.
 
-The decider uses these constructors when it first asks, and a resuming driver
-uses `outstanding` to ask again after a crash: same data, same idempotency key.
+The flow uses these constructors when it first asks, and a resuming driver uses
+`outstanding` to ask again after a crash: same data, same idempotency key.
 """
 
 from __future__ import annotations
 
 from app.core.effects import Assess, Effect, Integrate, JudgeGate, Salvage
+from app.core.keys import assess_key, integrate_key, judge_key, salvage_key, survivor_assess_key
 from app.core.state import RunState, TaskState
 
-
-def attempt_key(run_id: str, task: str, stage: str, attempt: int, lane: str) -> str:
-    return f"{run_id}/{task}/{stage}/{attempt}/{lane or '-'}"
+# The `stage` an Assess effect names for a branch that survived an earlier run.
+SURVIVOR_ASSESS_STAGE = "recovery"
 
 
 def integrate_effect(s: RunState, t: TaskState) -> Integrate:
     return Integrate(
-        key=f"{s.run_id}/{t.id}/integrate/{t.attempts.get('integrate', 1)}",
+        key=integrate_key(s.run_id, t.id, t.attempts.get("integrate", 1)),
         task=t.id,
         branch=t.branch,
         base=s.base,
@@ -26,7 +26,7 @@ def integrate_effect(s: RunState, t: TaskState) -> Integrate:
 
 def assess_effect(s: RunState, t: TaskState) -> Assess:
     return Assess(
-        key=f"{s.run_id}/{t.id}/assess/{sum(t.attempts.values())}",
+        key=assess_key(s.run_id, t.id, sum(t.attempts.values())),
         task=t.id,
         branch=t.branch,
         base=s.base,
@@ -35,9 +35,20 @@ def assess_effect(s: RunState, t: TaskState) -> Assess:
     )
 
 
+def survivor_assess_effect(s: RunState, t: TaskState) -> Assess:
+    return Assess(
+        key=survivor_assess_key(s.run_id, t.id),
+        task=t.id,
+        branch=s.recovery.held.get(t.id) or t.branch,
+        base=s.base,
+        stage=SURVIVOR_ASSESS_STAGE,
+        detail="surviving branch of an earlier run, found at launch",
+    )
+
+
 def salvage_effect(s: RunState, t: TaskState, classification: str) -> Salvage:
     return Salvage(
-        key=f"{s.run_id}/{t.id}/salvage/{sum(t.attempts.values())}",
+        key=salvage_key(s.run_id, t.id, sum(t.attempts.values())),
         task=t.id,
         branch=t.branch,
         classification=classification,
@@ -45,9 +56,8 @@ def salvage_effect(s: RunState, t: TaskState, classification: str) -> Salvage:
 
 
 def judge_effect(s: RunState, t: TaskState, stage: str, gate: str, reason: str) -> JudgeGate:
-    charges = t.ledger(stage, gate).charges
     return JudgeGate(
-        key=f"{s.run_id}/{t.id}/{stage}/{gate}/judge/{charges}",
+        key=judge_key(s.run_id, t.id, stage, gate, t.ledger(stage, gate).charges),
         task=t.id,
         stage=stage,
         gate=gate,
@@ -66,10 +76,8 @@ def outstanding(s: RunState) -> list[Effect]:
         elif t.awaiting == "salvage":
             cls = t.assessment.classification if t.assessment is not None else "infra-fault"
             out.append(salvage_effect(s, t, cls))
-        elif t.awaiting == "recovery-assess":
-            from app.core.resume import recovery_assess_effect
-
-            out.append(recovery_assess_effect(s, t))
+        elif t.awaiting == "survivor-assess":
+            out.append(survivor_assess_effect(s, t))
         elif t.awaiting == "judge" and t.stage is not None:
             out.append(judge_effect(s, t, t.stage, "review", t.feedback))
     return out

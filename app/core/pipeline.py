@@ -63,7 +63,6 @@ FORWARD: dict[str, str] = {
     "review": "integrate",
 }
 FIRST_STAGE = "plan"
-RECOVERY_STAGE = "fix"
 
 # Gates whose failure only a stage that writes the task branch can change
 # (seed 001: category and capability derive from the gate id alone).

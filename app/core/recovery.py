@@ -3,13 +3,14 @@
 Which failures are assessed, when salvage runs, what review-mode and
 continue-mode resume do with a surviving branch, and how an ExecPlan's
 `Status:` line reads. First failing check wins everywhere; missing evidence
-downgrades, never upgrades.
+downgrades, never upgrades, and evidence nobody collected counts against
+resuming (an unknown worktree state is not clean).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 PlanStatus = Literal[
@@ -47,6 +48,33 @@ def should_assess(
     return status in ("failed", "halted")
 
 
+def after_failure(
+    status: str,
+    stage: str,
+    *,
+    fault: str | None,
+    assess_enabled: bool,
+    dry_run: bool,
+    branch_exists: bool,
+) -> Literal["assess", "salvage"] | None:
+    """What follows a task's failure: an assessment, infra-fault salvage, or nothing.
+
+    An infra fault is never assessed; its branch is salvaged instead, except at
+    integration (nothing of the agent's is left to save) and in dry runs.
+    """
+    if should_assess(
+        status,
+        fault=fault,
+        assess_enabled=assess_enabled,
+        dry_run=dry_run,
+        branch_exists=branch_exists,
+    ):
+        return "assess"
+    if fault == "infra" and stage != "integrate" and assess_enabled and not dry_run:
+        return "salvage" if branch_exists else None
+    return None
+
+
 def salvage_decision(
     classification: str, *, assess_enabled: bool, evidence_error: bool, has_branch: bool
 ) -> tuple[bool, str]:
@@ -72,7 +100,7 @@ class BranchEvidence:
 
     addendum: bool = False
     collection_error: str | None = None
-    clean: bool = True
+    clean: bool | None = None  # None: not collected, which is not clean
     commits: int = 0
     task_scoped: bool | None = None
     missing_evidence: tuple[str, ...] = ()
@@ -102,12 +130,26 @@ def review_mode(
     return ResumeAction("resume", classification, "", "review")
 
 
+def review_preview(evidence: BranchEvidence) -> ResumeAction:
+    """A dry run in review mode: classify from host evidence alone, never resume.
+
+    Nothing is assessed (an assessment is not read-only enough for a dry run),
+    so only the checks host evidence can settle apply; task scope the host did
+    not deny is left to the assessment a real run would make.
+    """
+    e = replace(evidence, task_scoped=evidence.task_scoped is not False)
+    reason = _review_blocker(e)
+    if reason is not None:
+        return ResumeAction("report", "not-assessed", reason)
+    return ResumeAction("report", "not-assessed", "dry-run", "review")
+
+
 def _review_blocker(e: BranchEvidence) -> str | None:
     if e.addendum:
         return "addendum-branch"
     if e.collection_error:
         return "evidence-collection-error"
-    if not e.clean:
+    if e.clean is not True:
         return "dirty-worktree"
     if e.commits == 0:
         return "no-committed-work"
@@ -127,9 +169,9 @@ def continue_mode(evidence: BranchEvidence, *, dry_run: bool) -> ResumeAction:
         return ResumeAction("report", "continue-manual", "addendum-branch")
     if e.collection_error:
         return ResumeAction("report", "continue-manual", "evidence-collection-error")
-    if not e.clean:
+    if e.clean is not True:
         return ResumeAction("report", "continue-manual", "dirty-worktree")
-    if e.execplan is not None and not e.execplan_readable:
+    if not e.execplan_readable:
         return ResumeAction("report", "continue-manual", "plan-unreadable")
     status = plan_status(e.execplan)
     if status == "blocked":

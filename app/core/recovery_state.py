@@ -1,16 +1,17 @@
-"""What the run knows about fresh-launch recovery: the fold of the recovery events."""
+"""What the run knows about fresh-launch recovery: the fold of the recovery events.
+
+This reducer folds only the `Recovery` slice; what those events mean for a
+task (awaiting an assessment, running again) is the task reducer's business.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.core import events as ev
 from app.core.assessment import Assessment
 from app.core.discovery import Survivor
-
-if TYPE_CHECKING:
-    from app.core.state import RunState
 
 RECOVERY_EVENTS = (
     ev.RecoveryPlanned,
@@ -40,6 +41,7 @@ class Recovery:
     blocked: str | None = None
     candidates: list[dict[str, str]] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    # A surviving branch holds its task out of selection for the whole run.
     held: dict[str, str] = field(default_factory=dict)  # id -> surviving branch
     assessments: dict[str, Assessment] = field(default_factory=dict)
     decisions: dict[str, Decision] = field(default_factory=dict)
@@ -49,26 +51,19 @@ class Recovery:
     halt: str | None = None
 
 
-def apply_recovery(s: RunState, e: ev.Event) -> None:
-    r = s.recovery
+def apply_recovery(r: Recovery, e: ev.Event) -> None:
     if isinstance(e, ev.RecoveryPlanned):
         r.planned, r.enabled, r.mode, r.blocked = True, e.enabled, e.mode, e.blocked
         r.candidates, r.skipped = list(e.candidates), list(e.skipped)
         branches = {c["id"]: c["branch"] for c in [*e.candidates, *e.skipped] if "id" in c}
         r.held = {i: branches.get(i, "") for i in e.held}
-        s.held = tuple(dict.fromkeys([*s.held, *e.held]))
-    elif isinstance(e, ev.RecoveryAssessRequested):
-        s.task(e.task).awaiting = "recovery-assess"
     elif isinstance(e, ev.RecoveryAssessed):
-        s.task(e.task).awaiting = None
         r.assessments[e.task] = e.assessment
     elif isinstance(e, ev.RecoveryDecided):
         r.decisions[e.task] = Decision(e.branch, e.classification, e.action, e.reason, e.stage)
         if e.action == "resume":
             r.queue.append(e.task)
     elif isinstance(e, ev.RecoveryResumed):
-        t = s.task(e.task)
-        t.status, t.detail, t.branch_started = "running", "", True
         r.queue = [i for i in r.queue if i != e.task]
         r.resumed.append(e.task)
     elif isinstance(e, ev.RecoveryUnresolved):

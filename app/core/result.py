@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.resume import recovery_json
+from app.core.recovery_report import recovery_json
 from app.core.state import RunState, TaskState
 
 
@@ -81,7 +81,7 @@ def _waiting_detail(s: RunState, t: TaskState) -> str:
         return f"{held}; recovery reported {d.classification}" + (
             f" ({d.reason})" if d.reason else ""
         )
-    if t.id in s.held:
+    if t.id in s.excluded:
         return "held: kept out of this run's selection by the launcher (for example `--task`)"
     roadmap = s.effective_roadmap()
     task = roadmap.get(t.subtasks[0] if t.unit == "addendum" else t.id)

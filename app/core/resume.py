@@ -10,32 +10,21 @@ resolved. Every survivor still unresolved at the end halts the run with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from app.core import events as ev
 from app.core.assessment import Assessment
+from app.core.context import Context
 from app.core.discovery import SurvivorEvidence, branch_evidence, discover
-from app.core.effects import Assess
+from app.core.flow import enter
 from app.core.inputs import StartRun
-from app.core.recovery import ResumeAction, continue_mode, review_mode
-
-if TYPE_CHECKING:
-    from app.core.decide import Decider
-    from app.core.state import RunState, TaskState
-
-RECOVERY_STAGE = "recovery"
-ADVISORY_OPEN = (
-    "----- BEGIN ADVISORY: residual risk from the recovery assessment (non-blocking) -----"
-)
-ADVISORY_CLOSE = "----- END ADVISORY -----"
-RELAUNCH = (
-    "inspect each branch on origin and delete it or finish it by hand, or relaunch with "
-    'resumePartialBranches=true and resumeMode="review" or "continue"'
-)
+from app.core.notices import halt_reason
+from app.core.outstanding import survivor_assess_effect
+from app.core.recovery import ResumeAction, continue_mode, review_mode, review_preview
+from app.core.recovery_report import unresolved
+from app.core.state import RunState, TaskState
 
 
-def plan_recovery(d: Decider, inp: StartRun) -> None:
-    s = d.s
+def plan_recovery(c: Context, inp: StartRun) -> None:
+    s = c.s
     if not inp.survivors or s.roadmap is None or not s.roadmap.valid:
         return
     cfg = s.config
@@ -45,9 +34,9 @@ def plan_recovery(d: Decider, inp: StartRun) -> None:
         resume_task_id=cfg.resume_task_id,
         max_candidates=cfg.resume_max_candidates,
     )
-    d.emit(
+    c.emit(
         ev.RecoveryPlanned(
-            at=d.at,
+            at=c.at,
             candidates=[{"id": f.id, "branch": f.branch} for f in found.candidates],
             skipped=[k.to_json() for k in found.skipped],
             held=list(found.held),
@@ -58,42 +47,44 @@ def plan_recovery(d: Decider, inp: StartRun) -> None:
     if not cfg.resume_partial_branches:
         return
     for f in found.candidates:
-        consider(d, s.task(f.id), f.branch)
+        consider(c, s.task(f.id), f.branch)
 
 
-def consider(d: Decider, t: TaskState, branch: str) -> None:
-    cfg = d.s.config
-    evidence = evidence_for(d.s, branch)
+def consider(c: Context, t: TaskState, branch: str) -> None:
+    cfg = c.s.config
+    evidence = branch_evidence(branch, evidence_for(c.s, branch))
     if cfg.resume_mode == "continue":
-        decided(d, t, branch, continue_mode(branch_evidence(branch, evidence), dry_run=cfg.dry_run))
+        decided(c, t, branch, continue_mode(evidence, dry_run=cfg.dry_run))
+    elif cfg.dry_run and cfg.resume_mode == "review":
+        decided(c, t, branch, review_preview(evidence))
     elif cfg.dry_run:
-        decided(d, t, branch, ResumeAction("report", "not-assessed", "dry-run"))
+        decided(c, t, branch, ResumeAction("report", "not-assessed", "dry-run"))
     else:
-        d.emit(ev.RecoveryAssessRequested(at=d.at, task=t.id, branch=branch))
-        d.effect(recovery_assess_effect(d.s, t))
+        c.emit(ev.RecoveryAssessRequested(at=c.at, task=t.id, branch=branch))
+        c.effect(survivor_assess_effect(c.s, t))
 
 
-def assessed(d: Decider, t: TaskState, assessment: Assessment) -> None:
+def assessed(c: Context, t: TaskState, assessment: Assessment) -> None:
     """The assessment of a survivor came back: apply the mode's table."""
-    d.emit(ev.RecoveryAssessed(at=d.at, task=t.id, assessment=assessment))
-    branch = d.s.recovery.held.get(t.id) or t.branch
-    cfg = d.s.config
+    c.emit(ev.RecoveryAssessed(at=c.at, task=t.id, assessment=assessment))
+    branch = c.s.recovery.held.get(t.id) or t.branch
+    cfg = c.s.config
     if cfg.resume_mode != "review":
-        decided(d, t, branch, ResumeAction("report", assessment.classification))
+        decided(c, t, branch, ResumeAction("report", assessment.classification))
         return
-    e = branch_evidence(branch, evidence_for(d.s, branch), assessment)
+    e = branch_evidence(branch, evidence_for(c.s, branch), assessment)
     decided(
-        d,
+        c,
         t,
         branch,
         review_mode(assessment.classification, e, review_mode_on=True, dry_run=cfg.dry_run),
     )
 
 
-def decided(d: Decider, t: TaskState, branch: str, a: ResumeAction) -> None:
-    d.emit(
+def decided(c: Context, t: TaskState, branch: str, a: ResumeAction) -> None:
+    c.emit(
         ev.RecoveryDecided(
-            at=d.at,
+            at=c.at,
             task=t.id,
             branch=branch,
             classification=a.classification,
@@ -104,120 +95,27 @@ def decided(d: Decider, t: TaskState, branch: str, a: ResumeAction) -> None:
     )
 
 
-def start_resumes(d: Decider, room: int) -> int:
+def start_resumes(c: Context, room: int) -> int:
     """Start queued resumes first; returns the room left for normal selection."""
-    for task_id in list(d.s.recovery.queue):
+    for task_id in list(c.s.recovery.queue):
         if room <= 0:
             break
-        decision = d.s.recovery.decisions[task_id]
+        decision = c.s.recovery.decisions[task_id]
         assert decision.stage is not None
-        t = d.s.task(task_id)
-        d.emit(ev.RecoveryResumed(at=d.at, task=t.id, stage=decision.stage))
-        d.enter(t, decision.stage, previous=None)
+        t = c.s.task(task_id)
+        c.emit(ev.RecoveryResumed(at=c.at, task=t.id, stage=decision.stage))
+        enter(c, t, decision.stage, previous=None)
         room -= 1
     return room
 
 
-def finish(d: Decider) -> None:
+def finish(c: Context) -> None:
     """At the end of the run: record the survivors still unresolved, and the halt."""
-    rows = unresolved(d.s)
+    rows = unresolved(c.s)
     if rows:
-        d.emit(ev.RecoveryUnresolved(at=d.at, unresolved=rows, reason=halt_reason(rows)))
-
-
-def unresolved(s: RunState) -> list[dict[str, str | None]]:
-    r = s.recovery
-    skips = {k["id"]: k["reason"] for k in r.skipped if "id" in k}
-    rows: list[dict[str, str | None]] = []
-    for task_id, branch in r.held.items():
-        t = s.task(task_id)
-        if t.status == "landed":
-            continue
-        decision = r.decisions.get(task_id)
-        classification = decision.classification if decision else None
-        action = decision.action if decision else "hold"
-        if t.assessment is not None:
-            classification = t.assessment.classification
-        if not r.enabled:
-            reason = "resumePartialBranches is off: the branch was held, not assessed"
-        elif task_id in skips:
-            reason = skips[task_id]
-        elif decision is None:
-            reason = "no recovery decision was reached"
-        elif task_id in r.queue:
-            reason = "not resumed: the run stopped first"
-        elif task_id in r.resumed:
-            reason = f"resumed at {decision.stage}; {t.status} at {t.stage}: {t.detail}"
-        else:
-            reason = decision.reason or f"resumeMode {r.mode}: report only"
-        rows.append(
-            {
-                "id": task_id,
-                "branch": branch,
-                "classification": classification,
-                "action": action,
-                "reason": reason,
-            }
-        )
-    return rows
-
-
-def halt_reason(rows: list[dict[str, str | None]]) -> str:
-    named = ", ".join(f"{r['id']} ({r['branch']}: {r['reason']})" for r in rows)
-    return (
-        f"needs-operator-recovery: {len(rows)} surviving branch(es) unresolved: {named}; "
-        + RELAUNCH
-    )
+        c.emit(ev.RecoveryUnresolved(at=c.at, unresolved=rows, reason=halt_reason(rows)))
 
 
 def evidence_for(s: RunState, branch: str) -> SurvivorEvidence:
     survivor = s.recovery.survivors.get(branch)
     return survivor.evidence if survivor is not None else SurvivorEvidence()
-
-
-def recovery_assess_effect(s: RunState, t: TaskState) -> Assess:
-    return Assess(
-        key=f"{s.run_id}/{t.id}/recovery-assess",
-        task=t.id,
-        branch=s.recovery.held.get(t.id) or t.branch,
-        base=s.base,
-        stage=RECOVERY_STAGE,
-        detail="surviving branch of an earlier run, found at launch",
-    )
-
-
-def advisory(s: RunState, t: TaskState) -> str | None:
-    """The recovery assessment's residual risk as a clearly delimited advisory section."""
-    a = s.recovery.assessments.get(t.id)
-    if a is None or not a.residual_risk or t.id not in s.recovery.resumed:
-        return None
-    body = "\n".join(f"- {line}" for line in a.residual_risk)
-    return f"{ADVISORY_OPEN}\n{body}\n{ADVISORY_CLOSE}"
-
-
-def recovery_json(s: RunState) -> dict[str, Any] | None:
-    r = s.recovery
-    if not r.planned:
-        return None
-    results = [
-        {
-            "id": task_id,
-            "branch": dec.branch,
-            "classification": dec.classification,
-            "action": dec.action,
-            **({"reason": dec.reason} if dec.reason else {}),
-            **({"stage": dec.stage} if dec.stage else {}),
-        }
-        for task_id, dec in r.decisions.items()
-    ]
-    return {
-        "enabled": r.enabled,
-        "mode": r.mode,
-        "candidates": len(r.candidates),
-        "assessed": len(r.assessments),
-        "resumed": len(r.resumed),
-        "results": results,
-        "skipped": list(r.skipped),
-        "unresolved": list(r.unresolved) if s.ended else unresolved(s),
-        "blocked": r.blocked,
-    }

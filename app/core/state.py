@@ -10,16 +10,22 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from app.core import events as ev
 from app.core.assessment import Assessment, SalvageResult
 from app.core.budgets import Ledger
 from app.core.config import RunConfig
-from app.core.pipeline import TERMINAL_FAILURES, TaskStatus, spec
+from app.core.naming import addendum_branch, task_branch
+from app.core.pipeline import TaskStatus, spec
 from app.core.recovery_state import RECOVERY_EVENTS, Recovery, apply_recovery
 from app.core.roadmap import Roadmap, parse_roadmap
 from app.core.selection import frontier
+
+# The answer a task waits for; `survivor-assess` is a surviving branch's assessment.
+Awaiting = Literal["integrate", "assess", "salvage", "survivor-assess", "judge"]
+UnitKind = Literal["normal", "addendum"]
+StopKind = Literal["failure", "provider", "infra", "auth", "operator"]
 
 
 @dataclass
@@ -42,7 +48,7 @@ class Ticket:
 
 @dataclass
 class Stop:
-    kind: str
+    kind: StopKind
     reason: str
 
     @property
@@ -54,7 +60,7 @@ class Stop:
 @dataclass
 class TaskState:
     id: str
-    unit: str
+    unit: UnitKind
     branch: str
     subtasks: tuple[str, ...]
     line: int
@@ -78,8 +84,7 @@ class TaskState:
     verdict: dict[str, Any] | None = None
     overrides: dict[str, Any] = field(default_factory=dict)
     forced: bool = False
-    parked_by: str | None = None
-    awaiting: str | None = None
+    awaiting: Awaiting | None = None
     branch_started: bool = False
     landed_sha: str | None = None
     assessment: Assessment | None = None
@@ -115,7 +120,9 @@ class RunState:
     base: str = "main"
     roadmap: Roadmap | None = None
     config: RunConfig = field(default_factory=RunConfig)
-    held: tuple[str, ...] = ()
+    # Ids the launcher kept out of selection (`RunStarted.held`, e.g. `--task`);
+    # ids held by surviving branches live in `recovery.held`.
+    excluded: tuple[str, ...] = ()
     tasks: dict[str, TaskState] = field(default_factory=dict)
     stop: Stop | None = None
     metrics: FaultMetrics = field(default_factory=FaultMetrics)
@@ -138,6 +145,10 @@ class RunState:
 
     def live_attempts(self) -> list[tuple[TaskState, Attempt]]:
         return [(t, a) for t in self.tasks.values() for a in t.live.values()]
+
+    def held_out(self) -> tuple[str, ...]:
+        """Every id kept out of selection: the launcher's, then the survivors'."""
+        return tuple(dict.fromkeys([*self.excluded, *self.recovery.held]))
 
     def clone(self) -> RunState:
         # The parsed roadmap is immutable and shared; everything else is copied.
@@ -166,10 +177,13 @@ class RunState:
         with a failed or unlanded dependency is never ready, whatever its status.
         """
         taken = [t.id for t in self.tasks.values() if t.status != "pending"]
-        return [c.id for c in frontier(self.effective_roadmap(), taken=taken, held=self.held).ready]
+        return [
+            c.id
+            for c in frontier(self.effective_roadmap(), taken=taken, held=self.held_out()).ready
+        ]
 
 
-def _units(roadmap: Roadmap) -> dict[str, TaskState]:
+def units_of(roadmap: Roadmap) -> dict[str, TaskState]:
     """Every open normal task, and one addendum unit per ticked parent with open addenda."""
     units: dict[str, TaskState] = {}
     for t in roadmap.tasks:
@@ -195,8 +209,6 @@ def _units(roadmap: Roadmap) -> dict[str, TaskState]:
 
 
 def _branch(task_id: str, addendum: bool) -> str:
-    from app.core.naming import addendum_branch, task_branch
-
     return addendum_branch(task_id) if addendum else task_branch(task_id)
 
 
@@ -211,14 +223,15 @@ def apply(s: RunState, e: ev.Event) -> None:
     """Record one event on the state in place."""
     s.version += 1
     if isinstance(e, ev.RunStarted):
-        s.run_id, s.base, s.config, s.held = e.run_id, e.base, e.config, tuple(e.held)
+        s.run_id, s.base, s.config, s.excluded = e.run_id, e.base, e.config, tuple(e.held)
         s.roadmap = parse_roadmap(e.roadmap)
-        s.tasks = _units(s.roadmap)
+        s.tasks = units_of(s.roadmap)
         s.recovery = Recovery(survivors={v.branch: v for v in e.survivors})
         return
     if isinstance(e, RECOVERY_EVENTS):
-        apply_recovery(s, e)
-        return
+        apply_recovery(s.recovery, e)
+        if isinstance(e, ev.RecoveryPlanned | ev.RecoveryUnresolved):
+            return
     if isinstance(e, ev.RunStopped):
         s.stop = Stop(e.kind, e.reason)
         return
@@ -297,13 +310,13 @@ def _apply_task(s: RunState, t: TaskState, e: ev.Event) -> None:
             m.auth_faults += 1
     elif isinstance(e, ev.GateCharged):
         old = t.ledger(e.stage, e.gate)
-        t.ledgers[f"{e.stage}/{e.gate}"] = Ledger(e.fingerprint, e.charges, old.salvage_used)
+        t.ledgers[f"{e.stage}/{e.gate}"] = Ledger(e.fingerprint, e.charges, old.reset_used)
     elif isinstance(e, ev.JudgeRequested):
         t.awaiting = "judge"
-    elif isinstance(e, ev.SalvageDecided):
+    elif isinstance(e, ev.GateJudgeDecided):
         t.awaiting = None
         if e.decision == "continue":
-            t.ledgers[f"{e.stage}/{e.gate}"] = Ledger(None, 0, salvage_used=True)
+            t.ledgers[f"{e.stage}/{e.gate}"] = Ledger(None, 0, reset_used=True)
     elif isinstance(e, ev.TicketOpened):
         t.tickets_opened = e.ticket
         t.routes[e.origin] = t.routes.get(e.origin, 0) + 1
@@ -315,10 +328,10 @@ def _apply_task(s: RunState, t: TaskState, e: ev.Event) -> None:
     elif isinstance(e, ev.TaskDeferred):
         t.status, t.stage, t.detail, t.live = "deferred", e.stage, e.detail, {}
     elif isinstance(e, ev.TaskParked):
-        t.status, t.parked_by = "blocked", e.because
+        t.status = "blocked"
         t.detail = f"parked: depends on {e.because}, which did not land"
     elif isinstance(e, ev.TaskReleased):
-        t.status, t.parked_by, t.detail = "pending", None, ""
+        t.status, t.detail = "pending", ""
     elif isinstance(e, ev.TaskSuspended):
         t.status, t.resume_at, t.detail = "pending", e.stage, e.detail
     elif isinstance(e, ev.IntegrationRequested):
@@ -365,8 +378,12 @@ def _apply_task(s: RunState, t: TaskState, e: ev.Event) -> None:
         )
     elif isinstance(e, ev.TaskForceStarted):
         s.moves.append({"move": "force-start", "task": t.id, "by": e.by, "reason": e.reason})
-    elif isinstance(e, ev.StaleVerdictIgnored):
-        pass
+    elif isinstance(e, ev.RecoveryAssessRequested):
+        t.awaiting = "survivor-assess"
+    elif isinstance(e, ev.RecoveryAssessed):
+        t.awaiting = None
+    elif isinstance(e, ev.RecoveryResumed):
+        t.status, t.detail, t.branch_started = "running", "", True
 
 
 def _reset(t: TaskState) -> None:
@@ -378,7 +395,3 @@ def _reset(t: TaskState) -> None:
     t.design_rounds = t.review_rounds = 0
     t.assessment = t.salvage = None
     t.awaiting, t.forced = None, False
-
-
-def failed_units(s: RunState) -> list[TaskState]:
-    return [t for t in s.tasks.values() if t.status in TERMINAL_FAILURES]

@@ -16,13 +16,15 @@ from pydantic.alias_generators import to_camel
 StageName = Literal["plan", "design-review", "implement", "gates", "review", "fix", "assess"]
 AGENT_STAGES: tuple[str, ...] = ("plan", "design-review", "implement", "review", "fix", "assess")
 WRITE_STAGES: frozenset[str] = frozenset({"plan", "implement", "fix"})
-REPORT_STAGES: frozenset[str] = frozenset({"design-review", "review", "assess"})
 
 CheckStatus = Literal["passed", "failed", "skipped"]
 
-# Why an attempt died without evidence about the branch (seed 000: infra faults
-# are retried in place, never assessed). None on the verdict means no fault.
-FaultKind = Literal["timeout", "cleanup-failed", "spawn-failed", "crash", "push-failed", "runner"]
+# Why an attempt died without evidence about the branch: an infrastructure fault
+# (seed 000: the process died, hit its deadline, or could not be cleaned up,
+# spawned or pushed). The core retries these in place up to `stageAttempts` and
+# never assesses them. An agent that exits non-zero on its own (exit 3, say)
+# without its marker is a product failure: `fault` stays None.
+InfraFault = Literal["timeout", "cleanup-failed", "spawn-failed", "crash", "push-failed", "runner"]
 Classification = Literal["adopt-complete", "adopt-partial", "continue-manual", "discard"]
 
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
@@ -120,7 +122,7 @@ class Verdict(_Model):
     salvage: SalvageBundle = Field(default_factory=SalvageBundle)
     report: ReviewReport | None = None
     assessment: AssessmentReport | None = None
-    fault: FaultKind | None = None
+    fault: InfraFault | None = None
     exit_code: int | None = None
     deadline: float | None = None
     output_bytes: int = 0

@@ -40,7 +40,8 @@ from app.core.inputs import (
     StageFinished,
     StartRun,
 )
-from app.core.outstanding import attempt_key, outstanding
+from app.core.keys import attempt_key
+from app.core.outstanding import outstanding
 from app.core.result import run_result
 from app.core.state import RunState, apply
 from app.engine.ports import (
@@ -113,8 +114,7 @@ class Engine:
                 raise EngineError("the event log is empty and no run start was given")
             self.feed(start)
             return self.state
-        for data in stored:
-            apply(self.state, ev.event_from_json(data))
+        self.state = replay(stored)
         if not self.state.ended:
             self._resume()
         return self.state

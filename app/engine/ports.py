@@ -120,7 +120,7 @@ class EventLog(Protocol):
 
 
 class AllowOneReset:
-    """The default salvage judge: CONTINUE; the core makes a second exhaustion terminal."""
+    """The default gate judge: CONTINUE (one reset); a second exhaustion is terminal."""
 
     def judge(self, request: JudgeGate) -> JudgeDecision:
         return "continue"

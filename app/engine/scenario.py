@@ -16,7 +16,7 @@ from app.core.config import DISPATCHED_STAGES, RunConfig, first_error
 from app.core.discovery import Survivor
 from app.core.inputs import MoveName, StartRun
 from app.core.roadmap import Roadmap, parse_roadmap
-from app.core.state import RunState
+from app.core.state import RunState, units_of
 from app.engine.driver import Engine, Ports, ScheduledMove
 from app.engine.memory import MemoryEventLog
 from app.engine.ports import DiscardNotifications
@@ -122,9 +122,7 @@ def load_scenario(text: str) -> tuple[Scenario, Roadmap]:
 
 
 def _unit_ids(scenario: Scenario) -> set[str]:
-    from app.core.state import _units
-
-    return set(_units(parse_roadmap(scenario.roadmap)))
+    return set(units_of(parse_roadmap(scenario.roadmap)))
 
 
 def simulate(scenario: Scenario) -> tuple[dict[str, Any], list[dict[str, Any]], RunState]:

@@ -186,7 +186,7 @@ def execute(
         result = engine.run()
         held = meta.get("held")
         if not isinstance(held, dict):
-            held = dict.fromkeys(engine.state.held, "held when the run started")
+            held = dict.fromkeys(engine.state.held_out(), "held when the run started")
         result["held"] = [{"id": k, "reason": v} for k, v in held.items()]
         return Outcome(result, resumed, held)
     except BaseException:

@@ -89,13 +89,13 @@ def test_clean_exit_without_marker_fails_with_exit_check_passed(repo, make_agent
     assert repo.origin_head("roadmap-1-1-1") is None  # nothing pushed
 
 
-def test_nonzero_exit_is_a_crash(repo, make_agent, stage) -> None:
+def test_nonzero_exit_is_a_product_failure_not_a_fault(repo, make_agent, stage) -> None:
     agent = make_agent("three", "import sys\nprint('boom')\nsys.exit(3)\n")
     result = stage(repo.clone, agent)
     assert result.code == 1
     assert checks(result)["exit_code"] == ("failed", 3)
     assert result.verdict.exit_code == 3
-    assert result.verdict.fault == "crash"
+    assert result.verdict.fault is None  # the agent exited by itself: failed, not retried
 
 
 def test_hang_past_deadline_kills_the_tree_including_a_child_ignoring_sigterm(

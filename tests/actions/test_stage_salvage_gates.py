@@ -34,7 +34,7 @@ def test_execplan_edit_then_crash_is_bundled_not_committed(repo, make_agent, sta
     before = git(repo.clone, "rev-parse", "HEAD")
     result = stage(repo.clone, agent)
     v = result.verdict
-    assert result.code == 1 and v.fault == "crash"
+    assert result.code == 1 and v.fault is None
     assert v.salvage.files == ["docs/execplans/1-1-1.md"]
     assert v.salvage.rejected == []
     bundled = result.out_dir / "salvage" / "docs" / "execplans" / "1-1-1.md"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from app.core.assessment import Assessment
-from app.core.discovery import Survivor, SurvivorEvidence, discover
+from app.core.discovery import Survivor, SurvivorEvidence, discover, map_branch
 from app.core.effects import Assess, DispatchStage, Integrate
 from app.core.inputs import AssessmentFinished, EndRun, IntegrationFinished
 from app.core.integration import IntegrationReport
@@ -32,7 +32,11 @@ ROADMAP = (
     "- [ ] 1.6. Sixth\n"
 )
 GOOD = SurvivorEvidence(
-    commits=3, task_scoped=True, execplan="Status: COMPLETE\n", validation=["make test ok"]
+    clean=True,
+    commits=3,
+    task_scoped=True,
+    execplan="Status: COMPLETE\n",
+    validation=["make test ok"],
 )
 
 
@@ -73,6 +77,27 @@ def test_discovery_maps_branches_and_skips_in_order() -> None:
     ]
     # Every open unit with a surviving branch is held, even when skipped.
     assert set(found.held) == {"1.1", "1.2", "1.4", "1.6"}
+
+
+@pytest.mark.parametrize(
+    ("branch", "mapped"),
+    [
+        ("roadmap-1-5-addendum", ("1.5", "already-complete")),
+        ("roadmap-1-2-addendum", (None, "unmapped-branch")),
+        ("roadmap-1-1-addendum", ("1.1", None)),
+        ("roadmap-1-5", ("1.5", "already-complete")),
+    ],
+    ids=[
+        "addendum-of-ticked-parent-without-addenda",
+        "addendum-of-open-parent",
+        "addendum-with-open-addenda",
+        "ticked-task",
+    ],
+)
+def test_addendum_branches_map_like_their_parent(branch: str, mapped: tuple[Any, Any]) -> None:
+    """Issue 12 item 7: a ticked parent with no open addenda is already complete."""
+    task_id, reason, _ = map_branch(parse_roadmap(ROADMAP), branch)
+    assert (task_id, reason) == mapped
 
 
 def test_resume_task_id_narrows_before_the_cap() -> None:
@@ -239,8 +264,26 @@ def test_review_mode_resumes_an_eligible_adopt_complete_into_dual_review() -> No
             "missing-validation-evidence",
         ),
         ({"task_scoped": True}, {"validation": []}, "missing-validation-evidence"),
+        (
+            {"task_scoped": True, "validation": ["the agent says make test passed"]},
+            {"validation": []},
+            "missing-validation-evidence",
+        ),
         ({"task_scoped": True}, {"execplan": None}, "missing-execplan"),
         ({"task_scoped": True}, {"collection_error": "fetch failed"}, "evidence-collection-error"),
+        ({"task_scoped": True}, {"clean": None}, "dirty-worktree"),
+    ],
+    ids=[
+        "dirty",
+        "no-commits",
+        "assessment-out-of-scope",
+        "host-out-of-scope",
+        "assessment-missing-evidence",
+        "no-host-validation",
+        "agent-validation-does-not-qualify",
+        "no-execplan",
+        "collection-error",
+        "worktree-state-unknown",
     ],
 )
 def test_review_mode_downgrades_an_adopt_complete_without_full_evidence(
@@ -314,9 +357,20 @@ def test_continue_mode_resumes_at_the_stage_the_execplan_status_names(
     [
         ({"execplan": "Status: BLOCKED\n"}, "plan-blocked"),
         ({"execplan": "x", "execplan_readable": False}, "plan-unreadable"),
+        ({"execplan": None, "execplan_readable": False}, "plan-unreadable"),
         ({"clean": False}, "dirty-worktree"),
+        ({"clean": None}, "dirty-worktree"),
         ({"execplan": "Status: COMPLETE\n", "commits": 0}, "no-committed-work"),
         ({"collection_error": "ls-remote timed out"}, "evidence-collection-error"),
+    ],
+    ids=[
+        "blocked",
+        "unreadable",
+        "unreadable-without-text",
+        "dirty",
+        "worktree-state-unknown",
+        "complete-without-commits",
+        "collection-error",
     ],
 )
 def test_continue_mode_reports_what_it_cannot_resume(evidence: dict[str, Any], reason: str) -> None:
@@ -347,8 +401,39 @@ def test_dry_runs_never_assess_or_resume(mode: str) -> None:
     (row,) = result["recovery"]["results"]
     assert row["action"] == "report" and row["reason"] == "dry-run"
     assert result["recovery"]["resumed"] == 0
-    if mode == "continue":
+    if mode != "assess":
         assert row["stage"] == "review"  # what a real run would do
+
+
+@pytest.mark.parametrize(
+    ("mode", "evidence", "reason"),
+    [
+        ("review", {"clean": None}, "dirty-worktree"),
+        ("review", {"commits": 0}, "no-committed-work"),
+        ("review", {"validation": []}, "missing-validation-evidence"),
+        ("continue", {"clean": None}, "dirty-worktree"),
+    ],
+    ids=[
+        "review-unknown-worktree",
+        "review-no-commits",
+        "review-no-validation",
+        "continue-unknown",
+    ],
+)
+def test_a_dry_run_classifies_from_host_evidence_and_writes_nothing(
+    mode: str, evidence: dict[str, Any], reason: str
+) -> None:
+    """Issue 12 item 8: a dry run reports what recovery would do, read-only."""
+    run = Run(
+        ROADMAP,
+        survivors=[survivor("roadmap-1-2", **evidence)],
+        resumePartialBranches=True,
+        resumeMode=mode,
+        dryRun=True,
+    )
+    assert run.effects == [] or all(not isinstance(e, Assess | DispatchStage) for e in run.effects)
+    (row,) = finish_run(run)["recovery"]["results"]
+    assert (row["action"], row["reason"]) == ("report", reason)
 
 
 def test_a_resumed_candidate_that_fails_stays_unresolved_and_is_assessed_again() -> None:
@@ -394,3 +479,22 @@ def test_recovery_replays_from_the_log_and_reissues_an_unanswered_assessment() -
     (again,) = [e for e in outstanding(replayed) if isinstance(e, Assess)]
     (first,) = of(Assess, run.effects)
     assert again == first
+
+
+@pytest.mark.parametrize("mode", ["continue", "review"], ids=["continue", "review"])
+def test_a_worktree_state_the_host_did_not_supply_counts_as_dirty(mode: str) -> None:
+    """Issue 12 item 6: unknown is not clean, so nothing resumes on it."""
+    unknown = SurvivorEvidence.model_validate(
+        {"commits": 3, "taskScoped": True, "execplan": "Status: COMPLETE\n", "validation": ["ok"]}
+    )
+    run = Run(
+        ROADMAP,
+        survivors=[Survivor(branch="roadmap-1-2", head="0" * 40, evidence=unknown)],
+        resumePartialBranches=True,
+        resumeMode=mode,
+    )
+    if mode == "review":
+        assess(run, "1.2", "adopt-complete", task_scoped=True)
+    assert run.status("1.2") == "pending"
+    (row,) = finish_run(run)["recovery"]["results"]
+    assert (row["action"], row["reason"]) == ("report", "dirty-worktree")

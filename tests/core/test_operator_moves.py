@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.core import events as ev
 from app.core.effects import DispatchStage, Integrate
 from app.core.inputs import IntegrationFinished
@@ -116,3 +118,32 @@ def test_retry_of_a_landed_dependency_chain_lands_everything():
         )
     assert [run.status(t) for t in ("1.1.1", "1.1.2", "1.1.3", "1.2.1")] == ["landed"] * 4
     assert run.state.landed == ["1.1.1", "1.1.2", "1.1.3", "1.2.1"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"gateRetryBudget": {"bulid": 5}}, "rearm.gateRetryBudget"),
+        ({"gateRetryBudget": -1}, "rearm.gateRetryBudget"),
+        ({"routeBudget": {"deploy": 1}}, "rearm.routeBudget"),
+        ({"stageAttempts": 0}, "rearm.stageAttempts"),
+        ({"stageAttempts": 11}, "rearm.stageAttempts"),
+        ({"model": 3}, "rearm.model"),
+        ({"colour": "red"}, "rearm.colour"),
+    ],
+    ids=[
+        "typo-gate",
+        "negative-budget",
+        "unknown-stage",
+        "zero-attempts",
+        "too-many",
+        "model",
+        "unknown",
+    ],
+)
+def test_rearm_checks_overrides_with_the_run_config_rules(overrides, field):
+    run = _failed_chain()
+    events, effects = run.move("rearm", "1.1.1", overrides=overrides)
+    assert [type(e) for e in events] == [ev.MoveRejected]
+    assert events[0].why.startswith(field + ":")
+    assert run.status("1.1.1") == "failed" and not effects

@@ -8,16 +8,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from actions.checks import fault_of
+from actions.proctree import ProcessResult
+from app.core.judging import judge
 from app.core.recovery import (
     BranchEvidence,
+    after_failure,
     continue_mode,
     plan_status,
     review_mode,
+    review_preview,
     salvage_decision,
     should_assess,
 )
+from app.core.verdict import Check, Verdict
 
-GOOD = BranchEvidence(commits=2, task_scoped=True, execplan="Status: COMPLETE\n")
+TOKEN = "attempt-token-1"
+GOOD = BranchEvidence(clean=True, commits=2, task_scoped=True, execplan="Status: COMPLETE\n")
 
 
 @pytest.mark.parametrize(
@@ -51,6 +58,34 @@ GOOD = BranchEvidence(commits=2, task_scoped=True, execplan="Status: COMPLETE\n"
 )
 def test_which_failures_are_assessed(status, fault, kw, expected):
     assert should_assess(status, fault=fault, **kw) is expected
+
+
+@pytest.mark.parametrize(
+    ("status", "stage", "fault", "kw", "expected"),
+    [
+        ("failed", "implement", None, {}, "assess"),
+        ("failed", "implement", "auth", {}, None),
+        ("infra-fault", "implement", "infra", {}, "salvage"),
+        ("infra-fault", "integrate", "infra", {}, None),
+        ("infra-fault", "implement", "infra", {"dry_run": True}, None),
+        ("infra-fault", "implement", "infra", {"branch_exists": False}, None),
+        ("failed", "implement", None, {"assess_enabled": False}, None),
+        ("failed", "implement", None, {"dry_run": True}, None),
+    ],
+    ids=[
+        "product-failure",
+        "auth",
+        "infra-salvaged",
+        "infra-at-integrate",
+        "infra-dry-run",
+        "infra-no-branch",
+        "disabled",
+        "dry-run",
+    ],
+)
+def test_what_follows_a_failure_uses_should_assess(status, stage, fault, kw, expected):
+    args = {"assess_enabled": True, "dry_run": False, "branch_exists": True, **kw}
+    assert after_failure(status, stage, fault=fault, **args) == expected
 
 
 @pytest.mark.parametrize(
@@ -89,6 +124,7 @@ def test_salvage_eligibility(cls, kw, runs):
         ({"addendum": True, "clean": False}, "addendum-branch"),
         ({"collection_error": "git failed", "clean": False}, "evidence-collection-error"),
         ({"clean": False, "commits": 0}, "dirty-worktree"),
+        ({"clean": None, "commits": 0}, "dirty-worktree"),  # issue 12.6: unknown is dirty
         ({"commits": 0, "task_scoped": False}, "no-committed-work"),
         ({"task_scoped": None}, "not-task-scoped"),
         ({"missing_evidence": ("gates",), "execplan": None}, "missing-validation-evidence"),
@@ -141,16 +177,55 @@ def test_review_mode_resumes_eligible_and_reports_dry_run():
     ],
 )
 def test_continue_mode_dispatch(plan, commits, result):
-    a = continue_mode(BranchEvidence(commits=commits, execplan=plan), dry_run=False)
+    a = continue_mode(BranchEvidence(clean=True, commits=commits, execplan=plan), dry_run=False)
     assert (a.action, a.stage, a.reason) == result
+
+
+@pytest.mark.parametrize(
+    ("evidence", "reason"),
+    [
+        (BranchEvidence(clean=True, execplan=None, execplan_readable=False), "plan-unreadable"),
+        (BranchEvidence(clean=None, execplan="Status: APPROVED"), "dirty-worktree"),
+    ],
+    ids=["unreadable-plan-without-text", "worktree-state-unknown"],
+)
+def test_continue_mode_fails_closed_on_unknown_evidence(evidence, reason):
+    """Issue 12 items 5 and 6: what could not be read or collected never resumes."""
+    a = continue_mode(evidence, dry_run=False)
+    assert (a.action, a.reason) == ("report", reason)
+
+
+@pytest.mark.parametrize(
+    ("change", "result"),
+    [
+        ({}, ("report", "not-assessed", "dry-run", "review")),
+        ({"task_scoped": None}, ("report", "not-assessed", "dry-run", "review")),
+        ({"clean": None}, ("report", "not-assessed", "dirty-worktree", None)),
+        ({"task_scoped": False}, ("report", "not-assessed", "not-task-scoped", None)),
+        ({"commits": 0}, ("report", "not-assessed", "no-committed-work", None)),
+        ({"execplan": None}, ("report", "not-assessed", "missing-execplan", None)),
+    ],
+    ids=[
+        "would-assess",
+        "scope-left-to-assessment",
+        "unknown-worktree",
+        "out-of-scope",
+        "no-commits",
+        "no-execplan",
+    ],
+)
+def test_review_mode_dry_run_classifies_from_host_evidence_and_never_resumes(change, result):
+    """Issue 12 item 8: read-only, reports what recovery would do, never resumes."""
+    a = review_preview(replace(GOOD, **change))
+    assert (a.action, a.classification, a.reason, a.stage) == result
 
 
 def test_continue_mode_reports_before_reading_the_plan():
     e = BranchEvidence(clean=False, execplan="Status: COMPLETE", commits=3)
     assert continue_mode(e, dry_run=False).reason == "dirty-worktree"
-    u = BranchEvidence(execplan="", execplan_readable=False)
+    u = BranchEvidence(clean=True, execplan="", execplan_readable=False)
     assert continue_mode(u, dry_run=False).reason == "plan-unreadable"
-    d = continue_mode(BranchEvidence(execplan="Status: APPROVED"), dry_run=True)
+    d = continue_mode(BranchEvidence(clean=True, execplan="Status: APPROVED"), dry_run=True)
     assert (d.action, d.stage, d.reason) == ("report", "implement", "dry-run")
 
 
@@ -158,11 +233,12 @@ evidence = st.builds(
     BranchEvidence,
     addendum=st.booleans(),
     collection_error=st.none() | st.just("boom"),
-    clean=st.booleans(),
+    clean=st.none() | st.booleans(),
     commits=st.integers(0, 3),
     task_scoped=st.none() | st.booleans(),
     missing_evidence=st.lists(st.sampled_from(["gates", "tests"]), max_size=2).map(tuple),
     execplan=st.none() | st.sampled_from(["Status: DRAFT", "Status: COMPLETE", "Status: BLOCKED"]),
+    execplan_readable=st.booleans(),
 )
 classes = st.sampled_from(["adopt-complete", "adopt-partial", "continue-manual", "discard"])
 
@@ -172,7 +248,8 @@ def test_review_mode_never_upgrades_and_resumes_only_full_evidence(cls, e, on, d
     a = review_mode(cls, e, review_mode_on=on, dry_run=dry)
     if a.action == "resume":
         assert cls == "adopt-complete" and on and not dry
-        assert e.clean and e.commits and e.task_scoped is True and not e.missing_evidence
+        assert e.clean is True and e.commits and e.task_scoped is True
+        assert not e.missing_evidence
         assert not e.addendum and e.collection_error is None and e.execplan is not None
     else:
         assert a.classification in (cls, "continue-manual")
@@ -182,7 +259,8 @@ def test_review_mode_never_upgrades_and_resumes_only_full_evidence(cls, e, on, d
 def test_continue_mode_never_resumes_dirty_addendum_or_blocked(e, dry):
     a = continue_mode(e, dry_run=dry)
     if a.action == "resume":
-        assert e.clean and not e.addendum and e.collection_error is None and not dry
+        assert e.clean is True and not e.addendum and e.collection_error is None and not dry
+        assert e.execplan_readable
         assert plan_status(e.execplan) != "blocked"
 
 
@@ -196,3 +274,44 @@ def test_plan_status_is_total(text):
         "complete",
         "unknown",
     }
+
+
+@pytest.mark.parametrize(
+    ("exit_code", "sig", "marker", "fault", "outcome"),
+    [
+        (3, None, False, None, "failed"),
+        (1, None, False, None, "failed"),
+        (0, None, False, None, "failed"),
+        (137, 9, False, "crash", "infra"),
+        (143, None, False, "crash", "infra"),
+        (124, None, False, "timeout", "infra"),
+        (127, None, False, "spawn-failed", "infra"),
+        (3, None, True, None, "passed"),
+    ],
+    ids=[
+        "exit-3",
+        "exit-1",
+        "exit-0-no-marker",
+        "killed",
+        "died-143",
+        "deadline",
+        "not-found",
+        "marker-seen",
+    ],
+)
+def test_one_vocabulary_a_product_failure_is_not_a_fault(exit_code, sig, marker, fault, outcome):
+    """Issue 12 item 10: only a process that died is an infra fault (retried)."""
+    result = ProcessResult(exit_code=exit_code, signal=sig, timed_out=exit_code == 124)
+    assert fault_of(result, marker_seen=marker) == fault
+    verdict = Verdict(
+        stage="implement",
+        task="1.1.1",
+        token=TOKEN,
+        passed=marker,
+        checks=[
+            Check(name="completion_marker", status="passed" if marker else "failed"),
+            Check(name="exit_code", status="failed", code=exit_code),
+        ],
+        fault=fault,
+    )
+    assert judge("implement", TOKEN, verdict, None).outcome == outcome

@@ -241,7 +241,7 @@ def test_review_gate_exhaustion_asks_the_judge_continue_resets_once_then_termina
     events, _ = run.feed(
         GateJudged(at=AT, task="1.1.1", stage=judge.stage, gate="review", decision="continue")
     )
-    assert of(ev.SalvageDecided, events)[0].decision == "continue"
+    assert of(ev.GateJudgeDecided, events)[0].decision == "continue"
     assert run.state.task("1.1.1").stage == "fix"
     run.drive_to("1.1.1", "review")
     run.finish_stage("1.1.1", "changes:missing tests")  # first failure after reset: free

@@ -16,6 +16,7 @@ CHAIN = (
     "- [ ] 1.2.1. Independent\n"
 )
 COMPLETE = {
+    "clean": True,
     "commits": 2,
     "taskScoped": True,
     "execplan": "Status: COMPLETE\n",
@@ -49,6 +50,23 @@ def test_review_mode_rehearsal_resumes_the_survivor_and_lands_its_dependent(run_
     assert r["recovery"]["resumed"] == 1 and r["recovery"]["unresolved"] == []
     assert r["recovery"]["skipped"] == [{"branch": "wip", "reason": "unmapped-branch"}]
     assert r["halted"] is None
+
+
+def test_evidence_that_does_not_say_clean_is_dirty(run_odw, tmp_path):
+    unknown = {k: v for k, v in COMPLETE.items() if k != "clean"}
+    r = rehearse(
+        run_odw,
+        tmp_path,
+        {
+            "roadmap": CHAIN,
+            "config": {"resumePartialBranches": True, "resumeMode": "continue"},
+            "survivors": [{"branch": "roadmap-1-1-1", "evidence": unknown}],
+        },
+    )
+    assert r["recovery"]["resumed"] == 0
+    assert [(u["id"], u["reason"]) for u in r["recovery"]["unresolved"]] == [
+        ("1.1.1", "dirty-worktree")
+    ]
 
 
 def test_held_survivor_rehearsal_reports_needs_operator_recovery(run_odw, tmp_path):
