@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from actions.gitwork import DEFAULT_IDENTITY
+from app.core.identity import RUNNER_IDENTITY
 from app.core.inputs import StartRun
 from app.engine.driver import Engine, Ports
 from app.local.eventlog import StoreEventLog, unfinished_run
@@ -149,14 +149,12 @@ def execute(
             meta = stored.data  # the held ids and start time of the run being resumed
         log = StoreEventLog(store, run_id, meta, listener=feed)
         settings = plan.settings
-        identity = settings.identity or DEFAULT_IDENTITY
+        identity = settings.identity or RUNNER_IDENTITY
         stages = LocalStages(repo, settings, run_dir)
         ports = Ports(
             log=log,
             stages=stages,
-            integrator=LocalIntegrator(
-                repo, run_id, plan.roadmap, identity=(identity.name, identity.email)
-            ),
+            integrator=LocalIntegrator(repo, run_id, plan.roadmap, identity=identity),
             assessor=LocalAssessor(repo, run_dir),
             salvager=LocalSalvager(repo, run_dir, settings.identity),
             tokens=lambda: secrets.token_hex(16),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from actions.gitwork import Identity
-from actions.local_runner import LocalRunnerError, run_local_stage
+from app.core.identity import Identity
+from app.local.stage_runner import LocalRunnerError, run_local_stage
 from tests.actions.conftest import git
 
 PLANNER = """
@@ -49,7 +49,7 @@ def test_plan_then_implement_on_the_remote_task_branch(repo, make_agent, tmp_pat
         agent=str(planner),
         deadline=10,
         grace=0.5,
-        identity=Identity("local-bot", "local@example.com"),
+        identity=Identity(name="local-bot", email="local@example.com"),
     )
     assert run.verdict.passed, run.verdict.checks
     assert run.exit_code == 0

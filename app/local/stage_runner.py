@@ -29,10 +29,11 @@ from pydantic import ValidationError
 
 from actions import gitwork
 from actions.gates import DEFAULT_GATE_TIMEOUT, run_gates
-from actions.gitwork import NETWORK_TIMEOUT, GitError, Identity, git
 from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE
+from app.core.identity import Identity
 from app.core.naming import slug, task_branch
 from app.core.verdict import AGENT_STAGES, WRITE_STAGES, Check, Verdict, valid_token
+from app.gitops.runner import NETWORK_TIMEOUT, GitError, git
 
 # Time `odw stage` gets beyond the agent's deadline and gates before it is killed.
 RUNNER_MARGIN = 120.0
@@ -270,7 +271,7 @@ def _run_runner(
     full_env = {**os.environ, **(env or {})}
     for name in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"):
         full_env.pop(name, None)
-    repo_root = str(Path(__file__).resolve().parents[1])
+    repo_root = str(Path(__file__).resolve().parents[2])
     full_env["PYTHONPATH"] = os.pathsep.join(
         p for p in (repo_root, full_env.get("PYTHONPATH", "")) if p
     )
