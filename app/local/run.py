@@ -24,6 +24,7 @@ from typing import Any
 from app.core.identity import RUNNER_IDENTITY
 from app.core.inputs import StartRun
 from app.engine.driver import Engine, Ports
+from app.liveness import HOST, process_alive
 from app.local.eventlog import StoreEventLog, unfinished_run
 from app.local.evidence import LocalAssessor, LocalSalvager
 from app.local.landing import LocalIntegrator
@@ -32,7 +33,6 @@ from app.local.repo import LocalRepo, RepoError
 from app.local.stages import LocalStages
 from app.local.survivors import find_survivors
 from app.store import Store
-from app.store.leases import HOST, process_alive
 from app.store.store import sqlite_url
 
 LEASE_TTL = 30.0

@@ -6,7 +6,7 @@ Importable without Flask; open with `Store.open(url)`.
 from app.store.base import StoreError
 from app.store.events import ConcurrencyError, EventLog
 from app.store.inbox import Delivery, Inbox, LeaseLost
-from app.store.leases import LeaseMergeLock, Leases, LockTimeout
+from app.store.leases import Leases
 from app.store.outbox import Effect, Outbox
 from app.store.store import SchemaOutOfDate, Store, sqlite_url
 
@@ -17,9 +17,7 @@ __all__ = [
     "EventLog",
     "Inbox",
     "LeaseLost",
-    "LeaseMergeLock",
     "Leases",
-    "LockTimeout",
     "Outbox",
     "SchemaOutOfDate",
     "Store",
