@@ -18,7 +18,6 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from app.core.identity import RUNNER_IDENTITY
@@ -196,8 +195,3 @@ def execute(
             stages.close()
         own.release()
         store.close()
-
-
-def state_paths(repo: LocalRepo) -> dict[str, Path]:
-    root = repo.state_dir
-    return {"store": root / "local.sqlite3", "data": root / "data", "runs": root / "runs"}

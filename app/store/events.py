@@ -73,11 +73,6 @@ class EventLog(Part):
         with self._read(tx) as conn:
             return self._version(conn, run_id)
 
-    def run_ids(self, *, tx: Connection | None = None) -> list[str]:
-        with self._read(tx) as conn:
-            q = select(run_events.c.run_id).distinct().order_by(run_events.c.run_id)
-            return [r for (r,) in conn.execute(q)]
-
     @staticmethod
     def _version(conn: Connection, run_id: str) -> int:
         q = select(func.coalesce(func.max(run_events.c.seq), 0)).where(

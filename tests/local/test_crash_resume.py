@@ -88,7 +88,7 @@ def test_kill_9_mid_run_then_rerun_completes_and_lands_nothing_twice(project_fac
     assert _processes_with(needle) == []
     store = Store.open(sqlite_url(p.clone / ".git" / "odw" / "local.sqlite3"))
     try:
-        assert store.events.run_ids() == [data["runId"]]
+        assert [v.run_id for v in store.projections.runs()] == [data["runId"]]
         assert store.projections.run(data["runId"]).status == "finished"  # type: ignore[union-attr]
     finally:
         store.close()
