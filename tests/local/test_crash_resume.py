@@ -6,8 +6,8 @@ import contextlib
 import json
 import os
 import shutil
-import sqlite3
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
