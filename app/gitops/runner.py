@@ -83,6 +83,8 @@ _RISKY = re.compile(
 )
 
 # Variables that would point git at another repository, index or configuration.
+# (The environment is ODW's own, never the agent's: an operator's GIT_SSH_COMMAND
+# for a deploy key is kept.)
 _DROPPED_ENV = (
     "GIT_DIR",
     "GIT_WORK_TREE",
@@ -93,12 +95,6 @@ _DROPPED_ENV = (
     "GIT_CONFIG",
     "GIT_CONFIG_PARAMETERS",
     "GIT_CONFIG_COUNT",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-    "GIT_PROXY_COMMAND",
-    "GIT_EXTERNAL_DIFF",
-    "GIT_PAGER",
-    "GIT_EDITOR",
     "SSH_ASKPASS",
 )
 
@@ -110,13 +106,10 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def hardened_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """`base` (default: this process's environment) as every git child of ODW sees it.
-
-    Carries `HARDENED_CONFIG` in `GIT_CONFIG_COUNT` form too, so git started by
-    a program ODW runs after the agent (a gate) gets the same overrides.
-    """
-    env = dict(os.environ if base is None else base)
+def _child_env() -> dict[str, str]:
+    """This process's environment as every git child of ODW sees it, with
+    `HARDENED_CONFIG` as command-line configuration (`GIT_CONFIG_COUNT` form)."""
+    env = dict(os.environ)
     for name in _DROPPED_ENV:
         env.pop(name, None)
     for name in [n for n in env if n.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))]:
@@ -207,7 +200,7 @@ class GitRunner:
         argv = [self.git, *args]
         shown = tuple(self.redact(a) for a in args)
         log.debug("git %s (cwd=%s)", " ".join(shown), cwd)
-        child_env = hardened_env()
+        child_env = _child_env()
         child_env.update(self._extra)
         child_env.update(env or {})
         try:
