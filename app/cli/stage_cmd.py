@@ -13,6 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from actions.gates import DEFAULT_GATE_TIMEOUT
 from actions.proctree import enable_subreaper
 from actions.repo_config import load_repo_config
@@ -92,8 +94,9 @@ def _identity(args: argparse.Namespace, config: RepoConfig) -> Identity:
         return Identity(
             name=args.identity_name or base.name, email=args.identity_email or base.email
         )
-    except ValueError as exc:
-        raise UsageError(f"invalid --identity-name/--identity-email: {exc}") from None
+    except ValidationError as exc:
+        problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors())
+        raise UsageError(f"invalid --identity-name/--identity-email ({problems})") from None
 
 
 def _push_token(path: Path | None) -> str | None:

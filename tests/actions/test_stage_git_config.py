@@ -200,3 +200,12 @@ def test_gates_and_evidence_see_no_agent_hooks(repo, make_agent, stage, tmp_path
     assert result.verdict.passed, result.verdict.checks
     assert repo.origin_head("roadmap-1-1-1") is not None
     assert not ran.exists()
+
+
+def test_a_malformed_commit_identity_is_a_one_line_usage_error(repo, make_agent, stage) -> None:
+    agent = make_agent("never", f'print("{MARKER}")')
+    result = stage(repo.clone, agent, "--identity-email", "not an address")
+    assert result.code == 2
+    assert result.verdict is None
+    (line,) = result.stderr.strip().splitlines()
+    assert "--identity-email" in line and "email:" in line
