@@ -17,7 +17,6 @@ from typing import BinaryIO
 
 from actions import checks, gitwork, salvage
 from actions.gates import DEFAULT_GATE_TIMEOUT, run_gates
-from actions.gitwork import PushNotLanded
 from actions.proctree import ProcessResult, run_process
 from actions.prompt import ROADMAP_PATH, PromptError, build_prompt
 from actions.stream import EchoBudget, HeadTailCapture, MarkerScanner, tee
@@ -309,10 +308,7 @@ class _Writer:
                 self.req.expected_branch,
                 token=self.req.push_token,
             )
-        except PushNotLanded as exc:
-            self.checks.append(Check(name="push", status="failed", reason=str(exc)))
-            return
-        except GitError as exc:
+        except GitError as exc:  # PushNotLanded included: a push is proved on the remote
             self.fault = "push-failed"
             self.checks.append(Check(name="push", status="failed", reason=str(exc)))
             return
@@ -344,16 +340,18 @@ def _after_agent(
     req: StageRequest, setup: _Setup, writer: _Writer, succeeded: bool
 ) -> tuple[bool, str | None, list[str]]:
     """Write-stage work, then the evidence: (dirty, head after, new commits)."""
+    wd = setup.workdir
     refused = _refused_config(setup)
     if refused is not None:
         # Even `git status` could run a filter the agent configured: stop here.
         writer.checks.append(refused)
-        return True, gitwork.head(setup.workdir), []
+        head_after = gitwork.head(wd)
+        return True, head_after, gitwork.commits_between(wd, writer.head_before, head_after)
     if req.stage in WRITE_STAGES:
         writer.run(succeeded=succeeded)
-    head_after = gitwork.head(setup.workdir)
-    dirty = bool(gitwork.status(setup.workdir))
-    return dirty, head_after, gitwork.commits_between(setup.workdir, writer.head_before, head_after)
+    head_after = gitwork.head(wd)
+    dirty = bool(gitwork.status(wd))
+    return dirty, head_after, gitwork.commits_between(wd, writer.head_before, head_after)
 
 
 def run_stage(req: StageRequest) -> Verdict:

@@ -87,6 +87,7 @@ def test_a_push_that_does_not_reach_the_url_read_before_the_agent_is_not_reporte
     result = stage(repo.clone, agent)
     assert not result.verdict.passed
     assert checks(result)["push"] == "failed"
+    assert result.verdict.fault == "push-failed"
     assert "shows no refs/heads/roadmap-1-1-1" in reasons(result)["push"]
     assert repo.origin_head("roadmap-1-1-1") is None
 
