@@ -11,7 +11,7 @@ from pathlib import Path
 
 from app.core.verdict import completion_marker
 from tests.actions.conftest import git
-from tests.gitops.http_origin import GitHttpServer
+from tests.gitops.http_origin import GitHttpServer, redirecting_to
 
 TOKEN = "tok-current-1"
 MARKER = completion_marker(TOKEN)
@@ -210,3 +210,25 @@ def test_a_malformed_commit_identity_is_a_one_line_usage_error(repo, make_agent,
     assert result.verdict is None
     (line,) = result.stderr.strip().splitlines()
     assert "--identity-email" in line and "email:" in line
+
+
+def test_the_runners_push_does_not_follow_a_redirect_with_the_token(
+    repo, make_agent, stage, tmp_path
+) -> None:
+    token = "ghs_" + secrets.token_hex(16)
+    token_file = tmp_path / "push-token"
+    token_file.write_text(token)
+    agent = make_agent(
+        "worker", f'import pathlib; pathlib.Path("a.py").write_text("a\\n"); print("{MARKER}")'
+    )
+    with (
+        GitHttpServer(repo.origin.parent, "x-access-token", token) as elsewhere,
+        redirecting_to(elsewhere.url) as front,
+    ):
+        git(repo.clone, "remote", "set-url", "origin", f"{front}/{repo.origin.name}")
+        result = stage(repo.clone, agent, "--push-token-file", str(token_file))
+        authorised = [path for _, path, ok in elsewhere.requests if ok]
+    assert checks(result)["push"] == "failed"
+    assert "redirect" in reasons(result)["push"]
+    assert authorised == []
+    assert repo.origin_head("roadmap-1-1-1") is None

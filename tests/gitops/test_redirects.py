@@ -7,42 +7,11 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from tests.conftest import RunOdw
-from tests.gitops.http_origin import GitHttpServer
+from tests.gitops.http_origin import GitHttpServer, redirecting_to
 from tests.gitops.origins import Origin
-
-
-@contextmanager
-def redirecting_to(target: str) -> Iterator[str]:
-    """A loopback server that answers every request with 302 to the same path at `target`."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            self.send_response(302)
-            self.send_header("Location", f"{target}{self.path}")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        do_POST = do_GET
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(10)
 
 
 def test_integrator_does_not_send_the_token_to_the_host_a_redirect_names(
