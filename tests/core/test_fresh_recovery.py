@@ -242,6 +242,16 @@ def test_review_mode_resumes_an_eligible_adopt_complete_into_dual_review() -> No
         ({"task_scoped": True}, {"execplan": None}, "missing-execplan"),
         ({"task_scoped": True}, {"collection_error": "fetch failed"}, "evidence-collection-error"),
     ],
+    ids=[
+        "dirty",
+        "no-commits",
+        "assessed-out-of-scope",
+        "host-out-of-scope",
+        "assessor-missing-evidence",
+        "no-validation",
+        "no-execplan",
+        "collection-error",
+    ],
 )
 def test_review_mode_downgrades_an_adopt_complete_without_full_evidence(
     assessment: dict[str, Any], evidence: dict[str, Any], reason: str
@@ -287,6 +297,7 @@ def test_review_mode_never_resumes_an_addendum_branch() -> None:
         ("Status: COMPLETE\n", "review"),
         ("Status: whatever\n", "plan"),
     ],
+    ids=["no-plan", "draft", "approved", "in-progress", "complete", "unknown-status"],
 )
 def test_continue_mode_resumes_at_the_stage_the_execplan_status_names(
     execplan: str | None, stage: str
@@ -318,6 +329,7 @@ def test_continue_mode_resumes_at_the_stage_the_execplan_status_names(
         ({"execplan": "Status: COMPLETE\n", "commits": 0}, "no-committed-work"),
         ({"collection_error": "ls-remote timed out"}, "evidence-collection-error"),
     ],
+    ids=["blocked", "unreadable", "dirty", "no-commits", "collection-error"],
 )
 def test_continue_mode_reports_what_it_cannot_resume(evidence: dict[str, Any], reason: str) -> None:
     run = Run(
@@ -333,7 +345,9 @@ def test_continue_mode_reports_what_it_cannot_resume(evidence: dict[str, Any], r
     assert result["halted"].startswith("needs-operator-recovery")
 
 
-@pytest.mark.parametrize("mode", ["assess", "review", "continue"])
+@pytest.mark.parametrize(
+    "mode", ["assess", "review", "continue"], ids=["assess", "review", "continue"]
+)
 def test_dry_runs_never_assess_or_resume(mode: str) -> None:
     run = Run(
         ROADMAP,

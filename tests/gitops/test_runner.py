@@ -93,7 +93,9 @@ def test_urls_with_credentials_are_refused(url: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "url", ["https://github.com/o/r.git", "/srv/git/r.git", "git@github.com:o/r.git"]
+    "url",
+    ["https://github.com/o/r.git", "/srv/git/r.git", "git@github.com:o/r.git"],
+    ids=["https", "local-path", "scp-like-ssh"],
 )
 def test_plain_urls_pass(url: str) -> None:
     check_url(url)
