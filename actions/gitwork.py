@@ -1,71 +1,25 @@
 """The runner's git: evidence before and after the agent, commit and push.
 
-Every call has a timeout (seed 004: 30 s for internal git calls; network
-operations get longer). Hooks are switched off for the runner's own commits and
-pushes, because the agent could have planted them in `.git/hooks`.
+Every call goes through `app.gitops.runner` (deadlines, process-group kills,
+hooks off, a configuration the agent cannot steer). The push sends exactly one
+refspec to the URL read before the agent ran, authenticates only through an
+askpass program given to that one git call, and is checked on the remote
+afterwards, so a redirected push is never reported as pushed.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-GIT_TIMEOUT = 30.0
-NETWORK_TIMEOUT = 300.0
-_SAFE = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false", "-c", "core.quotePath=off")
+from app.core.identity import Identity
+from app.gitops.auth import auth_env
+from app.gitops.runner import NETWORK_TIMEOUT, GitError, GitRunner, git
 
 
-class GitError(Exception):
-    """A git command failed or timed out; the message holds its stderr."""
-
-
-@dataclass(frozen=True)
-class Identity:
-    """The machine identity the runner commits under (author and committer)."""
-
-    name: str = "odw-runner"
-    email: str = "odw-runner@users.noreply.github.com"
-
-    def env(self) -> dict[str, str]:
-        return {
-            "GIT_AUTHOR_NAME": self.name,
-            "GIT_AUTHOR_EMAIL": self.email,
-            "GIT_COMMITTER_NAME": self.name,
-            "GIT_COMMITTER_EMAIL": self.email,
-        }
-
-
-DEFAULT_IDENTITY = Identity()
-
-
-def git(
-    workdir: Path,
-    *args: str,
-    timeout: float = GIT_TIMEOUT,
-    env: dict[str, str] | None = None,
-    check: bool = True,
-) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
-    try:
-        proc = subprocess.run(
-            ["git", *_SAFE, *args],
-            cwd=workdir,
-            env=full_env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise GitError(f"git {args[0]} timed out after {timeout:.0f}s") from None
-    except OSError as exc:
-        raise GitError(f"git {args[0]}: {exc.strerror or exc}") from None
-    if check and proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout).strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {detail[-1] if detail else proc.returncode}")
-    return proc
+class PushNotLanded(GitError):
+    """The push reported success but the remote does not show the commit on the branch."""
 
 
 def toplevel(workdir: Path) -> Path | None:
@@ -84,7 +38,8 @@ def current_branch(workdir: Path) -> str | None:
 
 
 def remote_url(workdir: Path, remote: str) -> str | None:
-    proc = git(workdir, "remote", "get-url", remote, check=False)
+    """The remote's URL as configured, before any insteadOf rewriting."""
+    proc = git(workdir, "config", "--get", f"remote.{remote}.url", check=False)
     return proc.stdout.strip() or None if proc.returncode == 0 else None
 
 
@@ -134,17 +89,32 @@ def commit_all(workdir: Path, identity: Identity, message: str) -> str | None:
     return head(workdir)
 
 
-def push(workdir: Path, url: str, branch: str) -> None:
-    """Push HEAD to `branch` at `url` and nowhere else; never forced."""
-    git(
-        workdir,
-        "push",
-        "--no-verify",
-        "--porcelain",
-        url,
-        f"HEAD:refs/heads/{branch}",
-        timeout=NETWORK_TIMEOUT,
-    )
+def push(workdir: Path, url: str, branch: str, *, token: str | None = None) -> str:
+    """Push HEAD to `branch` at `url` and nowhere else (never forced); returns the sha.
+
+    `token`, when given, reaches git only through an askpass program in a private
+    temporary directory, for this call and the check after it. Raises GitError
+    when git fails and PushNotLanded when the remote does not show the commit.
+    """
+    sha = head(workdir)
+    ref = f"refs/heads/{branch}"
+    with tempfile.TemporaryDirectory(prefix="odw-push-") as tmp:
+        runner = GitRunner(
+            timeout=NETWORK_TIMEOUT, env=auth_env(Path(tmp), token), secrets=[token or ""]
+        )
+        runner.run(
+            "push", "--no-verify", "--porcelain", "--no-follow-tags", "--recurse-submodules=no",
+            url, f"HEAD:{ref}", cwd=workdir,
+        )  # fmt: skip
+        listed = runner.run("ls-remote", url, ref, cwd=workdir).stdout.split()
+    found = listed[0] if listed else None
+    if sha is None or found != sha:
+        raise PushNotLanded(
+            ("push", url, ref),
+            1,
+            f"the push reported success but {url} shows {found or 'no'} {ref}, not {sha}",
+        )
+    return sha
 
 
 def path_in_commit(workdir: Path, rev: str, path: str) -> bool:

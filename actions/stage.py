@@ -17,11 +17,11 @@ from typing import BinaryIO
 
 from actions import checks, gitwork, salvage
 from actions.gates import DEFAULT_GATE_TIMEOUT, run_gates
-from actions.gitwork import DEFAULT_IDENTITY, GitError, Identity
 from actions.proctree import ProcessResult, run_process
 from actions.prompt import ROADMAP_PATH, PromptError, build_prompt
 from actions.stream import EchoBudget, HeadTailCapture, MarkerScanner, tee
 from actions.summary import render_summary
+from app.core.identity import RUNNER_IDENTITY, Identity
 from app.core.naming import execplan_path, task_branch
 from app.core.verdict import (
     AGENT_STAGES,
@@ -34,6 +34,7 @@ from app.core.verdict import (
     completion_marker,
     valid_token,
 )
+from app.gitops.runner import GitError, config_entries, git, risky_config
 
 DEFAULT_DEADLINE = 3600.0
 DEFAULT_GRACE = 10.0
@@ -61,7 +62,8 @@ class StageRequest:
     branch: str | None = None
     remote: str = "origin"
     push: bool = True
-    identity: Identity = DEFAULT_IDENTITY
+    identity: Identity = RUNNER_IDENTITY
+    push_token: str | None = None
     context_text: str | None = None
     env: Mapping[str, str] | None = None
     echo: BinaryIO | None = None
@@ -81,6 +83,7 @@ class _Setup:
     branch: str | None
     push_url: str | None
     prompt: str
+    config: dict[str, tuple[str, ...]]
 
 
 def _read_plan(workdir: Path, rel: str) -> str | None:
@@ -103,7 +106,7 @@ def _switch_to_task_branch(workdir: Path, req: StageRequest, branch: str | None)
             "with uncommitted changes (commit or stash them, or check out the task branch)"
         )
     exists = (
-        gitwork.git(
+        git(
             workdir,
             "rev-parse",
             "--verify",
@@ -115,7 +118,7 @@ def _switch_to_task_branch(workdir: Path, req: StageRequest, branch: str | None)
     )
     args = ("switch", req.expected_branch) if exists else ("switch", "-c", req.expected_branch)
     try:
-        gitwork.git(workdir, *args)
+        git(workdir, *args)
     except GitError as exc:
         raise StageSetupError(f"cannot switch to {req.expected_branch}: {exc}") from None
     return req.expected_branch
@@ -165,7 +168,11 @@ def prepare(req: StageRequest) -> _Setup:
         )
     except PromptError as exc:
         raise StageSetupError(str(exc)) from None
-    return _Setup(workdir, branch, push_url, prompt)
+    try:
+        config = config_entries(workdir)
+    except GitError as exc:
+        raise StageSetupError(f"cannot read the checkout's git configuration: {exc}") from None
+    return _Setup(workdir, branch, push_url, prompt, config)
 
 
 def agent_env(req: StageRequest, prompt_file: Path, report_file: Path) -> dict[str, str]:
@@ -295,16 +302,56 @@ class _Writer:
             return
         start = time.monotonic()
         try:
-            gitwork.push(self.setup.workdir, self.setup.push_url, self.req.expected_branch)
-        except GitError as exc:
+            sha = gitwork.push(
+                self.setup.workdir,
+                self.setup.push_url,
+                self.req.expected_branch,
+                token=self.req.push_token,
+            )
+        except GitError as exc:  # PushNotLanded included: a push is proved on the remote
             self.fault = "push-failed"
             self.checks.append(Check(name="push", status="failed", reason=str(exc)))
             return
         finally:
             self.timings["push"] = time.monotonic() - start
-        self.checks.append(
-            Check(name="push", status="passed", reason=f"pushed {self.req.expected_branch}")
-        )
+        reason = f"pushed {sha} to {self.req.expected_branch}; the remote shows it"
+        self.checks.append(Check(name="push", status="passed", reason=reason))
+
+
+def _refused_config(setup: _Setup) -> Check | None:
+    """A failed check when the agent wrote a risky git configuration key, else None.
+
+    Single-valued keys are overridden on every runner call anyway; these are the
+    ones no override reaches (`url.*.pushInsteadOf`, filters, includes, ...).
+    """
+    keys = risky_config(config_entries(setup.workdir), setup.config)
+    if not keys:
+        return None
+    return Check(
+        name="git_config",
+        status="failed",
+        reason="the agent wrote git configuration the runner does not obey ("
+        + ", ".join(keys)
+        + "); nothing was committed, gated or pushed",
+    )
+
+
+def _after_agent(
+    req: StageRequest, setup: _Setup, writer: _Writer, succeeded: bool
+) -> tuple[bool, str | None, list[str]]:
+    """Write-stage work, then the evidence: (dirty, head after, new commits)."""
+    wd = setup.workdir
+    refused = _refused_config(setup)
+    if refused is not None:
+        # Even `git status` could run a filter the agent configured: stop here.
+        writer.checks.append(refused)
+        head_after = gitwork.head(wd)
+        return True, head_after, gitwork.commits_between(wd, writer.head_before, head_after)
+    if req.stage in WRITE_STAGES:
+        writer.run(succeeded=succeeded)
+    head_after = gitwork.head(wd)
+    dirty = bool(gitwork.status(wd))
+    return dirty, head_after, gitwork.commits_between(wd, writer.head_before, head_after)
 
 
 def run_stage(req: StageRequest) -> Verdict:
@@ -333,11 +380,7 @@ def run_stage(req: StageRequest) -> Verdict:
     timings = {"agent": result.duration}
     writer = _Writer(req, setup, head_before)
     try:
-        if req.stage in WRITE_STAGES:
-            writer.run(succeeded=seen and fault is None)
-        dirty = bool(gitwork.status(setup.workdir))
-        head_after = gitwork.head(setup.workdir)
-        commits = gitwork.commits_between(setup.workdir, head_before, head_after)
+        dirty, head_after, commits = _after_agent(req, setup, writer, seen and fault is None)
     except GitError as exc:
         writer.checks.append(Check(name="runner", status="failed", reason=str(exc)))
         fault = fault or "runner"

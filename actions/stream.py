@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import BinaryIO
 
 from app.core.sanitize import strip_ansi
@@ -139,8 +138,3 @@ def tee(*sinks: Callable[[bytes], None]) -> Callable[[bytes], None]:
             sink(chunk)
 
     return feed
-
-
-def open_log(path: Path) -> BinaryIO:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path.open("wb")

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import needs
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = REPO_ROOT.parent / "shared"
 CORPUS = SHARED / "corpus" / "roadmaps"
@@ -44,5 +46,12 @@ def run_odw() -> RunOdw:
 @pytest.fixture
 def corpus() -> Path:
     if not CORPUS.is_dir():
-        pytest.skip(f"the shared roadmap corpus is not beside the repository ({CORPUS})")
+        needs.unavailable(needs.CORPUS)
     return CORPUS
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Cases marked `unavailable(what, how)` skip, or fail in CI (see tests/needs.py)."""
+    mark = item.get_closest_marker("unavailable")
+    if mark is not None:
+        needs.unavailable((mark.args[0], mark.args[1]))

@@ -13,12 +13,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from actions.gates import DEFAULT_GATE_TIMEOUT
-from actions.gitwork import DEFAULT_IDENTITY, Identity
 from actions.proctree import enable_subreaper
 from actions.repo_config import load_repo_config
 from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE, StageRequest, StageSetupError, run_stage
 from app.cli.errors import UsageError
+from app.core.identity import RUNNER_IDENTITY, Identity
 from app.core.naming import slug
 from app.core.repo_config import RepoConfig, RepoConfigError
 from app.core.verdict import AGENT_STAGES
@@ -61,6 +63,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--branch", help="task branch (default roadmap-<slug>)")
     p.add_argument("--remote", default="origin", help="remote to push the task branch to")
     p.add_argument("--no-push", action="store_true", help="commit but do not push")
+    p.add_argument(
+        "--push-token-file",
+        type=Path,
+        metavar="FILE",
+        help="a file holding the token the push authenticates with; it is read and deleted "
+        "before the agent starts, and reaches only the runner's push (through GIT_ASKPASS)",
+    )
     p.add_argument("--identity-name", help="committer name for the runner's commits")
     p.add_argument("--identity-email", help="committer e-mail for the runner's commits")
     p.add_argument(
@@ -80,12 +89,26 @@ def _config(args: argparse.Namespace) -> RepoConfig:
 
 
 def _identity(args: argparse.Namespace, config: RepoConfig) -> Identity:
-    base = (
-        Identity(config.identity.name, config.identity.email)
-        if config.identity
-        else DEFAULT_IDENTITY
-    )
-    return Identity(args.identity_name or base.name, args.identity_email or base.email)
+    base = config.identity or RUNNER_IDENTITY
+    try:
+        return Identity(
+            name=args.identity_name or base.name, email=args.identity_email or base.email
+        )
+    except ValidationError as exc:
+        problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors())
+        raise UsageError(f"invalid --identity-name/--identity-email ({problems})") from None
+
+
+def _push_token(path: Path | None) -> str | None:
+    """Read the push token and delete its file, so the agent cannot find it there."""
+    if path is None:
+        return None
+    try:
+        token = path.read_text("utf-8").strip()
+        path.unlink()
+    except OSError as exc:
+        raise UsageError(f"cannot read --push-token-file {path}: {exc.strerror or exc}") from None
+    return token or None
 
 
 def _context(path: Path | None) -> str | None:
@@ -124,6 +147,7 @@ def run_stage_cmd(args: argparse.Namespace) -> int:
         remote=args.remote,
         push=not args.no_push,
         identity=_identity(args, config),
+        push_token=_push_token(args.push_token_file),
         context_text=_context(args.context),
         echo=None if args.quiet else sys.stderr.buffer,
         verdict_name=out.name,

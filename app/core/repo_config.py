@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 from app.core.config import RunConfig
+from app.core.identity import Identity
 
 CONFIG_PATH = ".github/odw.yml"
 
@@ -20,16 +21,11 @@ class _Model(BaseModel):
     )
 
 
-class CommitIdentity(_Model):
-    name: str = Field(min_length=1)
-    email: str = Field(min_length=3, pattern=r"^[^\s<>]+@[^\s<>]+$")
-
-
 class RepoConfig(_Model):
     agent: str | None = None
     gates: list[str] = Field(default_factory=list)
     base: str = "main"
-    identity: CommitIdentity | None = None
+    identity: Identity | None = None
     config: RunConfig = Field(default_factory=RunConfig)
 
 

@@ -20,9 +20,7 @@ class MemoryEventLog:
 
     def append(self, events: Sequence[dict[str, Any]], expected_version: int) -> int:
         if expected_version != len(self._rows):
-            raise ConcurrencyError(
-                f"log is at version {len(self._rows)}, writer expected {expected_version}"
-            )
+            raise ConcurrencyError(expected_version, len(self._rows))
         self._rows.extend(json.dumps(e, sort_keys=True) for e in events)
         return len(self._rows)
 

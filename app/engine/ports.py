@@ -43,7 +43,19 @@ class PortFault(Exception):
 
 
 class ConcurrencyError(RuntimeError):
-    """The log moved on since it was read: another writer appended first."""
+    """The log moved on since it was read: another writer appended first.
+
+    The one such error: the in-memory log and the store's log both raise it.
+    `actual` is the version found, None when a racing insert was refused.
+    """
+
+    def __init__(self, expected: int, actual: int | None, *, run_id: str | None = None) -> None:
+        self.run_id = run_id
+        self.expected = expected
+        self.actual = actual
+        found = "a concurrent append" if actual is None else f"version {actual}"
+        where = f"run {run_id}: " if run_id else ""
+        super().__init__(f"{where}expected version {expected}, found {found}")
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,20 @@
 """Git adapter: the runner, the mirror cache, the merge lock and squash integration."""
 
 from app.gitops.integrate import IntegrationInputError, integrate
-from app.gitops.lock import FileMergeLock, InProcessMergeLock, LockTimeout, MergeLock, lock_key
+from app.gitops.lock import (
+    FileMergeLock,
+    InProcessMergeLock,
+    LeaseMergeLock,
+    LockTimeout,
+    MergeLock,
+    lock_key,
+)
 
 __all__ = [
     "FileMergeLock",
     "InProcessMergeLock",
     "IntegrationInputError",
+    "LeaseMergeLock",
     "LockTimeout",
     "MergeLock",
     "integrate",

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from app.core.identity import INTEGRATOR_IDENTITY, Identity
 from app.core.integration import IntegrationReport
 from app.core.naming import integration_branch
 from app.core.roadmap import parse_roadmap
@@ -31,7 +32,6 @@ from app.gitops.runner import DEFAULT_TIMEOUT, GitError, GitRunner
 DEFAULT_ROADMAP = "docs/roadmap.md"
 DEFAULT_MAX_ATTEMPTS = 10
 DEFAULT_LOCK_TIMEOUT = 600.0
-DEFAULT_IDENTITY = ("ODW", "odw@localhost")
 
 _TASK_ID = re.compile(r"^\d+(?:\.\d+)+$")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/+-]{0,199}$")
@@ -75,7 +75,7 @@ def integrate(
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     token: str | None = None,
     push_options: Sequence[str] = (),
-    identity: tuple[str, str] = DEFAULT_IDENTITY,
+    identity: Identity = INTEGRATOR_IDENTITY,
 ) -> IntegrationReport:
     """Land `branch` on `base` of `repo` as one squash commit for `task_id`.
 
@@ -91,14 +91,8 @@ def integrate(
     except ValueError as exc:
         raise IntegrationInputError(str(exc)) from None
     data_dir = Path(data_dir)
-    name, email = identity
     env = auth_env(data_dir, token)
-    env.update(
-        GIT_AUTHOR_NAME=name,
-        GIT_AUTHOR_EMAIL=email,
-        GIT_COMMITTER_NAME=name,
-        GIT_COMMITTER_EMAIL=email,
-    )
+    env.update(identity.env())
     runner = GitRunner(timeout=git_timeout, env=env, secrets=[token] if token else [])
     job = _Integration(
         runner=runner,

@@ -2,9 +2,9 @@
 
 The port is one method, `hold(key, timeout)`, a context manager that raises
 `LockTimeout` when the key stays busy. Adapters: `InProcessMergeLock` (threads of
-one process), `FileMergeLock` (processes sharing a data directory). A store-backed
-lease for the service implements the same Protocol and passes the same contract
-tests (`tests/gitops/test_merge_lock.py`).
+one process), `FileMergeLock` (processes sharing a data directory) and
+`LeaseMergeLock` (processes on any host sharing the store's leases). Every
+adapter passes the same contract tests (`tests/gitops/test_merge_lock.py`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+import time
+import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -23,10 +25,12 @@ import filelock
 class LockTimeout(TimeoutError):
     """The key was still held by someone else when the timeout passed."""
 
-    def __init__(self, key: str, timeout: float) -> None:
-        super().__init__(f"merge lock {key!r} still busy after {timeout:g} s")
+    def __init__(self, key: str, timeout: float, holder: str | None = None) -> None:
+        by = f" (held by {holder})" if holder else ""
+        super().__init__(f"merge lock {key!r} still busy after {timeout:g} s{by}")
         self.key = key
         self.timeout = timeout
+        self.holder = holder
 
 
 class MergeLock(Protocol):
@@ -94,3 +98,69 @@ class FileMergeLock:
             yield
         finally:
             lock.release()
+
+
+class LeaseTable(Protocol):
+    """The part of the store's `Leases` the lease lock needs (named, expiring owners)."""
+
+    def acquire(self, name: str, owner: str, ttl: float) -> bool: ...
+
+    def heartbeat(self, name: str, owner: str, ttl: float) -> bool: ...
+
+    def release(self, name: str, owner: str) -> bool: ...
+
+    def holder(self, name: str) -> _Owned | None: ...
+
+
+class _Owned(Protocol):
+    @property
+    def owner(self) -> str: ...
+
+
+class LeaseMergeLock:
+    """Leases in the store: processes on any host (the App scaled out).
+
+    Each hold is its own lease owner (`<owner>:<random>`), so two holds through
+    one instance exclude each other like two processes do. The lease is
+    heartbeated while held; a crashed holder's lock frees itself after `ttl`.
+    """
+
+    def __init__(
+        self,
+        leases: LeaseTable,
+        owner: str,
+        *,
+        ttl: float = 60.0,
+        poll: float = 0.05,
+        prefix: str = "merge:",
+    ) -> None:
+        self.leases = leases
+        self.owner = owner
+        self.ttl = ttl
+        self.poll = poll
+        self.prefix = prefix
+
+    @contextmanager
+    def hold(self, key: str, timeout: float) -> Iterator[None]:
+        name = self.prefix + key
+        holder = f"{self.owner}:{uuid.uuid4().hex[:12]}"
+        deadline = time.monotonic() + max(timeout, 0.0)
+        while not self.leases.acquire(name, holder, self.ttl):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                current = self.leases.holder(name)
+                raise LockTimeout(key, timeout, current.owner if current else None)
+            time.sleep(min(self.poll, left))
+        stop = threading.Event()
+        beat = threading.Thread(target=self._beat, args=(name, holder, stop), daemon=True)
+        beat.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            beat.join()
+            self.leases.release(name, holder)
+
+    def _beat(self, name: str, holder: str, stop: threading.Event) -> None:
+        while not stop.wait(self.ttl / 3):
+            self.leases.heartbeat(name, holder, self.ttl)

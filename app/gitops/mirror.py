@@ -20,6 +20,7 @@ from pathlib import Path
 import filelock
 
 from app.gitops.runner import GitError, GitRunner
+from app.liveness import pid_alive
 
 _UNSAFE = re.compile(r"[^0-9A-Za-z._-]+")
 MIRROR_LOCK_TIMEOUT = 300.0
@@ -118,25 +119,10 @@ class Mirror:
         if self.worktrees.is_dir():
             for entry in self.worktrees.iterdir():
                 pid = entry.name.split("-", 1)[0]
-                if not (pid.isdigit() and _alive(int(pid))):
+                if not (pid.isdigit() and pid_alive(int(pid))):
                     self._remove(entry)
         with contextlib.suppress(GitError):
             self.runner.run("worktree", "prune", cwd=self.path, check=False)
-
-    def live_worktrees(self) -> list[Path]:
-        return sorted(self.worktrees.iterdir()) if self.worktrees.is_dir() else []
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 __all__ = ["Mirror", "MirrorBusy", "normalise_remote"]

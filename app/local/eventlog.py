@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from app.engine.ports import ConcurrencyError
 from app.store import Store
-from app.store.events import ConcurrencyError as StoreConcurrencyError
 
 RUNNING, FINISHED = "running", "finished"
 Listener = Callable[[Sequence[dict[str, Any]]], None]
@@ -43,16 +41,11 @@ class StoreEventLog:
 
     def append(self, events: Sequence[dict[str, Any]], expected_version: int) -> int:
         self.ended = self.ended or any(e.get("type") == "run-ended" for e in events)
-        try:
-            with self.store.transaction() as tx:
-                version = self.store.events.append(
-                    self.run_id, list(events), expected_version, tx=tx
-                )
-                self.store.projections.put_run(
-                    self.run_id, version, FINISHED if self.ended else RUNNING, self.meta, tx=tx
-                )
-        except StoreConcurrencyError as exc:
-            raise ConcurrencyError(str(exc)) from None
+        with self.store.transaction() as tx:
+            version = self.store.events.append(self.run_id, list(events), expected_version, tx=tx)
+            self.store.projections.put_run(
+                self.run_id, version, FINISHED if self.ended else RUNNING, self.meta, tx=tx
+            )
         if self.listener is not None:
             self.listener(events)
         return version

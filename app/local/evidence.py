@@ -28,12 +28,13 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from actions.gitwork import DEFAULT_IDENTITY, NETWORK_TIMEOUT, GitError, Identity, git
 from app.core.assessment import Assessment, SalvageResult
 from app.core.effects import Assess, Salvage
+from app.core.identity import RUNNER_IDENTITY, Identity
 from app.core.naming import EXECPLAN_DIR, execplan_path, slug
 from app.core.recovery import plan_status
 from app.core.verdict import WRITE_STAGES, Verdict
+from app.gitops.runner import NETWORK_TIMEOUT, GitError, git
 from app.local.repo import REMOTE, ROADMAP_PATH, LocalRepo, RepoError
 
 OUT_OF_SCOPE = (ROADMAP_PATH, ".github/")
@@ -155,7 +156,7 @@ class LocalSalvager:
     def __init__(self, repo: LocalRepo, run_dir: Path, identity: Identity | None) -> None:
         self.repo = repo
         self.run_dir = run_dir
-        self.identity = identity or DEFAULT_IDENTITY
+        self.identity = identity or RUNNER_IDENTITY
 
     def salvage(self, request: Salvage) -> SalvageResult:
         def skipped(detail: str) -> SalvageResult:

@@ -10,6 +10,7 @@ the core fails the task rather than guess.
 from __future__ import annotations
 
 from app.core.effects import Integrate
+from app.core.identity import Identity
 from app.core.integration import IntegrationReport
 from app.core.roadmap import Roadmap
 from app.engine.ports import PortFault
@@ -21,7 +22,7 @@ from app.local.repo import REMOTE, ROADMAP_PATH, LocalRepo, RepoError
 
 class LocalIntegrator:
     def __init__(
-        self, repo: LocalRepo, run_id: str, roadmap: Roadmap, *, identity: tuple[str, str]
+        self, repo: LocalRepo, run_id: str, roadmap: Roadmap, *, identity: Identity
     ) -> None:
         self.repo = repo
         self.run_id = run_id

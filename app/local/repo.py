@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from actions.gitwork import NETWORK_TIMEOUT, GitError, git
+from app.gitops.runner import NETWORK_TIMEOUT, GitError, git
 
 ROADMAP_PATH = "docs/roadmap.md"
 REMOTE = "origin"

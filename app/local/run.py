@@ -18,12 +18,12 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from actions.gitwork import DEFAULT_IDENTITY
+from app.core.identity import RUNNER_IDENTITY
 from app.core.inputs import StartRun
 from app.engine.driver import Engine, Ports
+from app.liveness import HOST, process_alive
 from app.local.eventlog import StoreEventLog, unfinished_run
 from app.local.evidence import LocalAssessor, LocalSalvager
 from app.local.landing import LocalIntegrator
@@ -32,7 +32,6 @@ from app.local.repo import LocalRepo, RepoError
 from app.local.stages import LocalStages
 from app.local.survivors import find_survivors
 from app.store import Store
-from app.store.leases import HOST, process_alive
 from app.store.store import sqlite_url
 
 LEASE_TTL = 30.0
@@ -149,14 +148,12 @@ def execute(
             meta = stored.data  # the held ids and start time of the run being resumed
         log = StoreEventLog(store, run_id, meta, listener=feed)
         settings = plan.settings
-        identity = settings.identity or DEFAULT_IDENTITY
+        identity = settings.identity or RUNNER_IDENTITY
         stages = LocalStages(repo, settings, run_dir)
         ports = Ports(
             log=log,
             stages=stages,
-            integrator=LocalIntegrator(
-                repo, run_id, plan.roadmap, identity=(identity.name, identity.email)
-            ),
+            integrator=LocalIntegrator(repo, run_id, plan.roadmap, identity=identity),
             assessor=LocalAssessor(repo, run_dir),
             salvager=LocalSalvager(repo, run_dir, settings.identity),
             tokens=lambda: secrets.token_hex(16),
@@ -198,8 +195,3 @@ def execute(
             stages.close()
         own.release()
         store.close()
-
-
-def state_paths(repo: LocalRepo) -> dict[str, Path]:
-    root = repo.state_dir
-    return {"store": root / "local.sqlite3", "data": root / "data", "runs": root / "runs"}

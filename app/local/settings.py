@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from actions.gitwork import Identity
 from app.core.config import RunConfig
+from app.core.identity import Identity
 from app.core.repo_config import CONFIG_PATH, RepoConfig, RepoConfigError, parse_repo_config
 
 MAX_CONFIG_BYTES = 256 * 1024
@@ -109,8 +109,7 @@ def resolve(
     agent = (cfg.agent or "").strip()
     if require_agent and not agent:
         raise SettingsError(f'no agent command: pass --agent "CMD" or set `agent` in {CONFIG_PATH}')
-    identity = Identity(cfg.identity.name, cfg.identity.email) if cfg.identity else None
-    return LocalSettings(agent, tuple(cfg.gates), base, identity, cfg.config)
+    return LocalSettings(agent, tuple(cfg.gates), base, cfg.identity, cfg.config)
 
 
 def configured_base(data: dict[str, Any]) -> str | None:

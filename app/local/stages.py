@@ -17,13 +17,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from actions.gates import DEFAULT_GATE_TIMEOUT
-from actions.local_runner import (
-    LocalRunnerError,
-    StageRun,
-    remove_worktree,
-    run_local_gates,
-    run_local_stage,
-)
 from actions.stage import DEFAULT_GRACE
 from app.core.effects import DispatchStage
 from app.core.judging import GATE_CHECK_PREFIX, Fault
@@ -33,6 +26,13 @@ from app.engine.ports import LiveAttempt, StageCompletion
 from app.local.attempts import TAG_VAR, AttemptFiles, AttemptRecord, kill_attempt
 from app.local.repo import LocalRepo
 from app.local.settings import LocalSettings
+from app.local.stage_runner import (
+    LocalRunnerError,
+    StageRun,
+    remove_worktree,
+    run_local_gates,
+    run_local_stage,
+)
 
 # Verdict faults that say nothing about the branch: the runner or the agent
 # process died, or the push never reached origin. Reported as infra faults.

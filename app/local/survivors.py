@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from actions.gitwork import GitError, git
 from app.core.discovery import Survivor, SurvivorEvidence, map_branch
 from app.core.naming import execplan_path
 from app.core.roadmap import Roadmap
+from app.gitops.runner import GitError, git
 from app.local.evidence import OUT_OF_SCOPE, validation_for
 from app.local.repo import REMOTE, LocalRepo, RepoError
 

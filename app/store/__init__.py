@@ -3,10 +3,11 @@
 Importable without Flask; open with `Store.open(url)`.
 """
 
+from app.engine.ports import ConcurrencyError
 from app.store.base import StoreError
-from app.store.events import ConcurrencyError, EventLog
+from app.store.events import EventLog
 from app.store.inbox import Delivery, Inbox, LeaseLost
-from app.store.leases import LeaseMergeLock, Leases, LockTimeout
+from app.store.leases import Leases
 from app.store.outbox import Effect, Outbox
 from app.store.store import SchemaOutOfDate, Store, sqlite_url
 
@@ -17,9 +18,7 @@ __all__ = [
     "EventLog",
     "Inbox",
     "LeaseLost",
-    "LeaseMergeLock",
     "Leases",
-    "LockTimeout",
     "Outbox",
     "SchemaOutOfDate",
     "Store",

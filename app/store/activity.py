@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, select
 
 from app.store.base import Part, dumps, loads
 from app.store.schema import github_events
@@ -71,8 +71,3 @@ class Activity(Part):
                 )
                 for r in conn.execute(q)
             ]
-
-    def count_by_delivery(self) -> dict[str, int]:
-        q = select(github_events.c.delivery_id, func.count()).group_by(github_events.c.delivery_id)
-        with self._read(None) as conn:
-            return {d: int(n) for d, n in conn.execute(q)}

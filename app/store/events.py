@@ -14,19 +14,9 @@ from typing import Any
 from sqlalchemy import Connection, func, select
 from sqlalchemy.exc import IntegrityError
 
-from app.store.base import Part, StoreError, dumps, loads
+from app.engine.ports import ConcurrencyError
+from app.store.base import Part, dumps, loads
 from app.store.schema import run_events
-
-
-class ConcurrencyError(StoreError):
-    """The run's log moved past the version the writer read."""
-
-    def __init__(self, run_id: str, expected: int, actual: int | None) -> None:
-        self.run_id = run_id
-        self.expected = expected
-        self.actual = actual
-        found = "a concurrent append" if actual is None else f"version {actual}"
-        super().__init__(f"run {run_id}: expected version {expected}, found {found}")
 
 
 class EventLog(Part):
@@ -58,13 +48,13 @@ class EventLog(Part):
             with self._tx(tx) as conn:
                 actual = self._version(conn, run_id)
                 if actual != expected_version:
-                    raise ConcurrencyError(run_id, expected_version, actual)
+                    raise ConcurrencyError(expected_version, actual, run_id=run_id)
                 if rows:
                     # The primary key (run_id, seq) refuses a racing writer that
                     # read the same version, whatever the isolation level.
                     conn.execute(run_events.insert(), rows)
         except IntegrityError:
-            raise ConcurrencyError(run_id, expected_version, None) from None
+            raise ConcurrencyError(expected_version, None, run_id=run_id) from None
         return expected_version + len(rows)
 
     def load(
@@ -82,11 +72,6 @@ class EventLog(Part):
     def version(self, run_id: str, *, tx: Connection | None = None) -> int:
         with self._read(tx) as conn:
             return self._version(conn, run_id)
-
-    def run_ids(self, *, tx: Connection | None = None) -> list[str]:
-        with self._read(tx) as conn:
-            q = select(run_events.c.run_id).distinct().order_by(run_events.c.run_id)
-            return [r for (r,) in conn.execute(q)]
 
     @staticmethod
     def _version(conn: Connection, run_id: str) -> int:

@@ -1,4 +1,5 @@
-"""Leases: named ownership with expiry and heartbeat (run ownership, merge locks).
+"""Leases: named ownership with expiry and heartbeat (run ownership; the merge lock
+across processes, `app.gitops.lock.LeaseMergeLock`, is built on them).
 
 A lease is adopted only when it is absent or expired, and even an expired
 lease is not taken from a holder whose process is still running on this host:
@@ -9,34 +10,17 @@ cannot be checked, so for them expiry is the evidence.
 from __future__ import annotations
 
 import os
-import socket
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, Engine, delete, select, update
 
+from app.liveness import HOST, process_alive
 from app.store.base import Clock, Part
 from app.store.schema import leases
 
 Liveness = Callable[[str, int], bool]
-HOST = socket.gethostname()
-
-
-def process_alive(host: str, pid: int) -> bool:
-    """True when `pid` is a running process on this host; False when it is
-    not, or when the holder is on another host (nothing to check there)."""
-    if host != HOST or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @dataclass(frozen=True)
@@ -58,7 +42,10 @@ class Leases(Part):
         self.alive = alive
 
     def acquire(self, name: str, owner: str, ttl: float) -> bool:
-        """Take or renew the lease; False while another owner holds it."""
+        """Take the lease, or renew it when `owner` holds it already; False while
+        another owner holds it. An owner names one holder: two holders that must
+        exclude each other need two owners (as `LeaseMergeLock` gives each hold).
+        """
         now = self.clock()
         with self._write() as conn:
             current = self._get(conn, name, lock=True)
@@ -137,52 +124,3 @@ class Leases(Part):
             heartbeat_at=row.heartbeat_at,
             expires_at=row.expires_at,
         )
-
-
-class LockTimeout(TimeoutError):
-    """The merge lock stayed held by someone else for the whole timeout."""
-
-
-class LeaseMergeLock:
-    """A merge lock backed by leases, shaped like the integration's MergeLock:
-    `with lock.hold(key, timeout): ...`. The lease is heartbeated while held,
-    so a crashed holder's lock frees itself after `ttl` seconds."""
-
-    def __init__(
-        self,
-        leases_: Leases,
-        owner: str,
-        *,
-        ttl: float = 60.0,
-        poll: float = 0.2,
-        prefix: str = "merge:",
-    ) -> None:
-        self.leases = leases_
-        self.owner = owner
-        self.ttl = ttl
-        self.poll = poll
-        self.prefix = prefix
-
-    @contextmanager
-    def hold(self, key: str, timeout: float) -> Iterator[None]:
-        name = self.prefix + key
-        deadline = time.monotonic() + timeout
-        while not self.leases.acquire(name, self.owner, self.ttl):
-            if time.monotonic() >= deadline:
-                holder = self.leases.holder(name)
-                who = holder.owner if holder else "nobody"
-                raise LockTimeout(f"merge lock {key!r} still held by {who} after {timeout:g}s")
-            time.sleep(self.poll)
-        stop = threading.Event()
-        beat = threading.Thread(target=self._beat, args=(name, stop), daemon=True)
-        beat.start()
-        try:
-            yield
-        finally:
-            stop.set()
-            beat.join()
-            self.leases.release(name, self.owner)
-
-    def _beat(self, name: str, stop: threading.Event) -> None:
-        while not stop.wait(self.ttl / 3):
-            self.leases.heartbeat(name, self.owner, self.ttl)

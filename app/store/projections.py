@@ -1,5 +1,6 @@
-"""Read models of runs and their tasks, folded from the event log by the core
-and saved here in the same transaction as the events they reflect."""
+"""Read models of runs, folded from the event log by the core and saved here in the
+same transaction as the events they reflect. (The `run_tasks` table has no writer
+yet: per-task views arrive with the App host.)"""
 
 from __future__ import annotations
 
@@ -9,22 +10,13 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from app.store.base import Part, dumps, loads
-from app.store.schema import run_tasks, runs
+from app.store.schema import runs
 
 
 @dataclass(frozen=True)
 class RunView:
     run_id: str
     version: int
-    status: str
-    data: dict[str, Any]
-    updated_at: float
-
-
-@dataclass(frozen=True)
-class TaskView:
-    run_id: str
-    task_id: str
     status: str
     data: dict[str, Any]
     updated_at: float
@@ -58,30 +50,6 @@ class Projections(Part):
         with self._tx(tx) as conn:
             conn.execute(stmt)
 
-    def put_task(
-        self,
-        run_id: str,
-        task_id: str,
-        status: str,
-        data: dict[str, Any],
-        *,
-        tx: Connection | None = None,
-    ) -> None:
-        values = {
-            "run_id": run_id,
-            "task_id": task_id,
-            "status": status,
-            "data": dumps(data),
-            "updated_at": self.clock(),
-        }
-        stmt = self._insert(run_tasks).values(**values)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=["run_id", "task_id"],
-            set_={k: stmt.excluded[k] for k in ("status", "data", "updated_at")},
-        )
-        with self._tx(tx) as conn:
-            conn.execute(stmt)
-
     def run(self, run_id: str, *, tx: Connection | None = None) -> RunView | None:
         with self._read(tx) as conn:
             row = conn.execute(select(runs).where(runs.c.run_id == run_id)).one_or_none()
@@ -96,13 +64,5 @@ class Projections(Part):
         with self._read(None) as conn:
             return [
                 RunView(r.run_id, r.version, r.status, loads(r.data), r.updated_at)
-                for r in conn.execute(q)
-            ]
-
-    def tasks(self, run_id: str, *, tx: Connection | None = None) -> list[TaskView]:
-        q = select(run_tasks).where(run_tasks.c.run_id == run_id).order_by(run_tasks.c.task_id)
-        with self._read(tx) as conn:
-            return [
-                TaskView(r.run_id, r.task_id, r.status, loads(r.data), r.updated_at)
                 for r in conn.execute(q)
             ]

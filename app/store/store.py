@@ -10,6 +10,7 @@ from pathlib import Path
 from sqlalchemy import Connection, text
 from sqlalchemy.engine import make_url
 
+from app.liveness import process_alive
 from app.store import migrate
 from app.store.activity import Activity
 from app.store.base import Clock
@@ -17,7 +18,7 @@ from app.store.engine import make_engine, normalise_url, write_transaction
 from app.store.events import EventLog
 from app.store.inbox import Inbox
 from app.store.installations import Installations
-from app.store.leases import Leases, Liveness, process_alive
+from app.store.leases import Leases, Liveness
 from app.store.outbox import Outbox
 from app.store.projections import Projections
 

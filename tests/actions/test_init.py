@@ -94,6 +94,31 @@ def test_workflow_shape(initialised: Path) -> None:
         assert f"'{stage}'" not in jobs["read-stage"]["if"]
 
 
+def test_no_checkout_leaves_a_token_in_the_agents_git_config(initialised: Path) -> None:
+    """The agent runs in these checkouts: a persisted token there could push anything."""
+    wf = yaml.safe_load((initialised / ".github/workflows/odw-stage.yml").read_text())
+    checkouts = [
+        step
+        for job in wf["jobs"].values()
+        for step in job["steps"]
+        if str(step.get("uses", "")).startswith("actions/checkout@")
+    ]
+    assert len(checkouts) == 4
+    for step in checkouts:
+        assert step["with"]["persist-credentials"] is False, step["name"]
+
+
+def test_action_hands_the_push_token_to_the_runner_through_a_file_only() -> None:
+    """The push token is never in the environment of the step that runs the agent."""
+    action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
+    assert action["inputs"]["push-token"]["default"] == "${{ github.token }}"
+    steps = {step.get("id"): step for step in action["runs"]["steps"]}
+    assert "inputs.push-token" in steps["push-token"]["env"]["ODW_IN_PUSH_TOKEN"]
+    stage = steps["stage"]
+    assert not any("push-token" in value and "file" not in value for value in stage["env"].values())
+    assert "--push-token-file" in stage["run"]
+
+
 def test_action_scripts_take_event_data_only_through_env() -> None:
     action = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
     for step in action["runs"]["steps"]:

@@ -24,7 +24,7 @@ def prompt(**kw: object) -> str:
     return build_prompt(**args)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("stage", AGENT_STAGES)
+@pytest.mark.parametrize("stage", AGENT_STAGES, ids=list(AGENT_STAGES))
 def test_every_stage_has_a_deterministic_prompt(stage: str) -> None:
     first = prompt(stage=stage)
     assert first == prompt(stage=stage)

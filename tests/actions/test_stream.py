@@ -29,7 +29,9 @@ COLOURED = (
 )
 
 
-@pytest.mark.parametrize("cut", range(1, len(COLOURED)))
+@pytest.mark.parametrize(
+    "cut", range(1, len(COLOURED)), ids=[f"split-at-{n}" for n in range(1, len(COLOURED))]
+)
 def test_marker_found_at_every_split_point_even_inside_escapes(cut: int) -> None:
     assert scan([COLOURED[:cut], COLOURED[cut:]]).seen
 

@@ -119,7 +119,7 @@ EXPECTED_CORPUS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED_CORPUS))
+@pytest.mark.parametrize("name", sorted(EXPECTED_CORPUS), ids=sorted(EXPECTED_CORPUS))
 def test_real_roadmaps(corpus, run_odw, name) -> None:
     count, samples = EXPECTED_CORPUS[name]
     res = run_odw("roadmap", str(corpus / name), "--json")

@@ -330,6 +330,7 @@ def test_review_mode_never_resumes_an_addendum_branch() -> None:
         ("Status: COMPLETE\n", "review"),
         ("Status: whatever\n", "plan"),
     ],
+    ids=["no-plan", "draft", "approved", "in-progress", "complete", "unknown-status"],
 )
 def test_continue_mode_resumes_at_the_stage_the_execplan_status_names(
     execplan: str | None, stage: str
@@ -387,7 +388,9 @@ def test_continue_mode_reports_what_it_cannot_resume(evidence: dict[str, Any], r
     assert result["halted"].startswith("needs-operator-recovery")
 
 
-@pytest.mark.parametrize("mode", ["assess", "review", "continue"])
+@pytest.mark.parametrize(
+    "mode", ["assess", "review", "continue"], ids=["assess", "review", "continue"]
+)
 def test_dry_runs_never_assess_or_resume(mode: str) -> None:
     run = Run(
         ROADMAP,

@@ -86,6 +86,7 @@ def test_held_survivor_rehearsal_reports_needs_operator_recovery(run_odw, tmp_pa
         ([{"branch": "roadmap-1-1-1", "colour": "red"}], "survivors[0].colour: unknown field"),
         ([{"branch": "roadmap-1-1-1"}, {"branch": "roadmap-1-1-1"}], "listed twice"),
     ],
+    ids=["negative-commits", "unknown-field", "branch-twice"],
 )
 def test_bad_survivors_are_rejected_naming_the_field(survivors, message):
     with pytest.raises(ScenarioError, match=re.escape(message)):

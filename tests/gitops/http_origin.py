@@ -2,6 +2,7 @@
 
 It lets the tests prove that git really authenticates through GIT_ASKPASS with
 the token, and records every request line so a token in a URL would be seen.
+`redirecting_to` is a second server that sends every request on with a 302.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import base64
 import os
 import subprocess
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -107,3 +110,30 @@ class GitHttpServer:
                 chunks.append(req.rfile.read(size))
                 req.rfile.readline()
         return req.rfile.read(int(req.headers.get("Content-Length") or 0))
+
+
+@contextmanager
+def redirecting_to(target: str) -> Iterator[str]:
+    """A loopback server that answers every request with 302 to the same path at `target`."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self.send_response(302)
+            self.send_header("Location", f"{target}{self.path}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_POST = do_GET
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(10)

@@ -44,7 +44,7 @@ def test_lands_one_squash_commit_with_trailers_and_the_box_ticked(origin: Origin
     assert "parts/1.1.2.txt" in origin.files()
     assert origin.head(branch) == branch_tip  # the task branch on origin is not rewritten
     mirror = Mirror(data_dir, normalise_remote(str(origin.path)), GitRunner())
-    assert mirror.live_worktrees() == []
+    assert not mirror.worktrees.is_dir() or list(mirror.worktrees.iterdir()) == []
     local = git("for-each-ref", "--format=%(refname)", "refs/heads", cwd=mirror.path).split()
     assert local == []  # integrate-<slug> and the local task branch are gone
 

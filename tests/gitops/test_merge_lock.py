@@ -1,4 +1,4 @@
-"""One contract for every MergeLock adapter; a store-backed lease must pass it too."""
+"""One contract for every MergeLock adapter, the store's leases on SQLite and PostgreSQL too."""
 
 from __future__ import annotations
 
@@ -6,24 +6,39 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from app.gitops.lock import FileMergeLock, InProcessMergeLock, LockTimeout, MergeLock, lock_key
+from app.gitops.lock import (
+    FileMergeLock,
+    InProcessMergeLock,
+    LeaseMergeLock,
+    LockTimeout,
+    MergeLock,
+    lock_key,
+)
+from app.store import Store
+from tests.store.databases import database_url
 
-Factory = Callable[[Path], MergeLock]
-ADAPTERS: list[tuple[str, Factory]] = [
-    ("in-process", lambda _tmp: InProcessMergeLock()),
-    ("file", lambda tmp: FileMergeLock(tmp / "locks")),
-]
+ADAPTERS = ["in-process", "file", "lease-sqlite", "lease-postgres"]
 
 
-@pytest.fixture(params=[f for _, f in ADAPTERS], ids=[n for n, _ in ADAPTERS])
-def lock(request: pytest.FixtureRequest, tmp_path: Path) -> MergeLock:
-    factory: Factory = request.param
-    return factory(tmp_path)
+@pytest.fixture(params=ADAPTERS, ids=ADAPTERS)
+def lock(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[MergeLock]:
+    kind: str = request.param
+    if kind == "in-process":
+        yield InProcessMergeLock()
+    elif kind == "file":
+        yield FileMergeLock(tmp_path / "locks")
+    else:
+        with database_url(kind.removeprefix("lease-"), tmp_path) as url:
+            store = Store.open(url)
+            try:
+                yield LeaseMergeLock(store.leases, "contract", ttl=30, poll=0.01)
+            finally:
+                store.close()
 
 
 def test_holders_of_one_key_never_overlap(lock: MergeLock) -> None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from app.core.identity import Identity
 from app.gitops.auth import CredentialsInUrl, askpass_script, auth_env, check_url
-from app.gitops.runner import GitError, GitRunner, GitTimeout
+from app.gitops.runner import GitError, GitRunner, GitTimeout, config_entries, git, risky_config
 
 
 def _gone(pid: int) -> bool:
@@ -91,7 +93,9 @@ def test_urls_with_credentials_are_refused(url: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "url", ["https://github.com/o/r.git", "/srv/git/r.git", "git@github.com:o/r.git"]
+    "url",
+    ["https://github.com/o/r.git", "/srv/git/r.git", "git@github.com:o/r.git"],
+    ids=["https", "local-path", "scp-like-ssh"],
 )
 def test_plain_urls_pass(url: str) -> None:
     check_url(url)
@@ -113,3 +117,63 @@ def test_askpass_answers_from_the_environment_and_holds_no_secret(tmp_path: Path
 
     assert ask("Username for 'https://github.com': ") == "x-access-token"
     assert ask("Password for 'https://x-access-token@github.com': ") == "tok-xyz789"
+
+
+def test_the_plain_git_helper_is_the_same_runner(tmp_path: Path) -> None:
+    """`git()` (local mode, evidence, the runner side) kills the group and names the deadline."""
+    pidfile = tmp_path / "child.pid"
+    with pytest.raises(GitTimeout) as info:
+        git(tmp_path, "-c", f"alias.hang=!echo $$ > {pidfile}; exec sleep 30", "hang", timeout=0.4)
+    assert "timed out after 0.4 s" in str(info.value)
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(pid)
+
+
+def test_repository_config_cannot_run_programs_in_runner_calls(tmp_path: Path) -> None:
+    repo = tmp_path / "r"
+    git(tmp_path, "init", "--quiet", str(repo))
+    ran = tmp_path / "ran"
+    script = tmp_path / "evil.sh"
+    script.write_text(f'#!/bin/sh\necho "$0" >> {ran}\n')
+    script.chmod(0o755)
+    hooks = repo / ".git" / "hooks"
+    (hooks / "pre-commit").write_text(f"#!/bin/sh\necho hook >> {ran}\n")
+    (hooks / "pre-commit").chmod(0o755)
+    for key, value in (("core.fsmonitor", str(script)), ("core.pager", str(script))):
+        subprocess.run(["git", "config", key, value], cwd=repo, check=True)
+    (repo / "a.txt").write_text("a\n")
+    git(repo, "status", "--porcelain")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-q", "-m", "a", env=Identity(name="t", email="t@example.com").env())
+    git(repo, "log", "-1")
+    assert not ran.exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "risky"),
+    [
+        ("url.https://evil.example/.pushinsteadof", "https://github.com/", True),
+        ("filter.x.clean", "sh -c evil", True),
+        ("include.path", "/tmp/other", True),
+        ("http.https://github.com/.extraheader", "X: y", True),
+        ("core.fsmonitor", "./evil", True),
+        ("branch.main.remote", "origin", False),
+        ("user.name", "someone", False),
+    ],
+    ids=["push-insteadof", "clean-filter", "include", "url-http-header", "fsmonitor",
+         "branch-tracking", "user-name"],
+)  # fmt: skip
+def test_risky_config_names_what_no_override_reaches(
+    tmp_path: Path, key: str, value: str, risky: bool
+) -> None:
+    repo = tmp_path / "r"
+    git(tmp_path, "init", "--quiet", str(repo))
+    before = config_entries(repo)
+    subprocess.run(["git", "config", key, value], cwd=repo, check=True)
+    after = config_entries(repo)
+    assert risky_config(after, before) == ([key] if risky else [])
+    # What was there before the agent ran is the owner's, not the agent's.
+    assert risky_config(after, after) == []

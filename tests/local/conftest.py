@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.actions.conftest import make_agent, repo  # noqa: F401 - fixtures for the stage runner
 from tests.conftest import REPO_ROOT, odw_executable
 
 SCRIPTED_AGENT = REPO_ROOT / "examples" / "agents" / "scripted_agent.py"

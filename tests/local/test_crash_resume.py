@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -36,6 +39,31 @@ def _wait_for(what: str, check, timeout: float = 60.0) -> None:  # type: ignore[
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def _logged_landings(clone: Path) -> set[str]:
+    """Tasks the run's event log records as landed (read-only, beside the live writer)."""
+    db = clone / ".git" / "odw" / "local.sqlite3"
+    if not db.exists():
+        return set()
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+            rows = conn.execute("SELECT data FROM run_events WHERE type = 'task-landed'")
+            return {json.loads(data)["task"] for (data,) in rows}
+    except sqlite3.Error:
+        return set()
+
+
+def _recorded_runner(clone: Path, task: str, stage: str) -> bool:
+    """The attempt record of `task`'s `stage` names its runner process and worktree."""
+    for path in (clone / ".git" / "odw" / "runs").glob("*/attempts/*.json"):
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if record["task"] == task and record["stage"] == stage:
+            return record.get("pid") is not None and record.get("worktree") is not None
+    return False
+
+
 def _processes_with(needle: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -62,10 +90,13 @@ def test_kill_9_mid_run_then_rerun_completes_and_lands_nothing_twice(project_fac
         env={**os.environ, **p.env},
     )
     try:
+        # Kill only once the run's own state says so: 1.1's landing is in the event
+        # log and 1.2's attempt record names the runner the rerun must clean up.
         _wait_for("1.1 to land and 1.2's agent to hang", lambda: (
             p.landings() == ["1.1"] and hang_started.exists()
+            and _logged_landings(p.clone) == {"1.1"}
+            and _recorded_runner(p.clone, "1.2", "implement")
         ))  # fmt: skip
-        time.sleep(0.5)
         os.kill(first.pid, signal.SIGKILL)
         first.wait(timeout=10)
     finally:
@@ -88,7 +119,7 @@ def test_kill_9_mid_run_then_rerun_completes_and_lands_nothing_twice(project_fac
     assert _processes_with(needle) == []
     store = Store.open(sqlite_url(p.clone / ".git" / "odw" / "local.sqlite3"))
     try:
-        assert store.events.run_ids() == [data["runId"]]
+        assert [v.run_id for v in store.projections.runs()] == [data["runId"]]
         assert store.projections.run(data["runId"]).status == "finished"  # type: ignore[union-attr]
     finally:
         store.close()

@@ -19,6 +19,7 @@ import pytest
 from app.store import Store
 from tests.conftest import REPO_ROOT
 from tests.service.live import free_port, kill_group, request, running_service, wait_healthy
+from tests.store.reads import recorded_per_delivery
 from tests.webhooks import oracle
 
 pytestmark = pytest.mark.slow
@@ -81,7 +82,7 @@ def test_published_examples_through_gunicorn(tmp_path: Path) -> None:
             assert json.loads(reply)["status"] == "processed", reply
         for refused in ("unsigned", "not-json", "too-big"):
             assert store.inbox.get(refused) is None
-        assert sorted(store.activity.count_by_delivery().values()) == [1] * len(accepted)
+        assert sorted(recorded_per_delivery(store).values()) == [1] * len(accepted)
         metrics = request(port, "GET", "/metrics")[1].decode()
         assert f"odw_delivery_processing_seconds_count {len(accepted)}" in metrics
         store.close()
@@ -138,7 +139,7 @@ def test_kill_9_while_deliveries_are_in_flight_loses_nothing_and_repeats_nothing
         wait_final(store, acked, timeout=60)
     statuses = {store.inbox.get(i).status for i in acked}  # type: ignore[union-attr]
     assert statuses == {"processed"}
-    counts = store.activity.count_by_delivery()
+    counts = recorded_per_delivery(store)
     assert [i for i in acked if counts.get(i) != 1] == []
     assert all(n == 1 for n in counts.values())
     store.close()

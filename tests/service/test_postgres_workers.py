@@ -15,6 +15,7 @@ from app.store import Store
 from tests.conftest import odw_executable
 from tests.service.live import kill_group
 from tests.store.databases import postgres_schema_url
+from tests.store.reads import recorded_per_delivery
 from tests.webhooks import oracle
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -71,7 +72,7 @@ def test_two_worker_processes_process_each_delivery_exactly_once(tmp_path: Path)
             assert [p.returncode for p in procs] == [0, 0]
             statuses = {store.inbox.get(i).status for i in ids}  # type: ignore[union-attr]
             assert statuses == {"processed"}
-            counts_by_delivery = store.activity.count_by_delivery()
+            counts_by_delivery = recorded_per_delivery(store)
             assert [i for i in ids if counts_by_delivery.get(i) != 1] == []
             pids = {store.inbox.get(i).processed_by.split(":")[1] for i in ids}  # type: ignore[union-attr]
             assert pids == {str(p.pid) for p in procs}, "both processes should have taken work"

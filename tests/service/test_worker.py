@@ -13,6 +13,7 @@ from app.service.worker import DeliveryWorker, WorkerConfig, WorkerPool
 from app.store import Store
 from app.store.schema import github_events
 from tests.store.conftest import FakeClock
+from tests.store.reads import recorded_per_delivery
 from tests.webhooks import oracle
 from webhooks.events import GitHubEvent
 from webhooks.router import Router
@@ -187,7 +188,7 @@ def test_a_retry_that_succeeds_commits_once(store: Store, clock: FakeClock) -> N
     assert worker.process_one() == "retrying"
     clock.advance(10)
     assert worker.process_one() == "processed"
-    assert store.activity.count_by_delivery() == {"t": 1}
+    assert recorded_per_delivery(store) == {"t": 1}
 
 
 @pytest.mark.parametrize(
@@ -222,7 +223,7 @@ def test_a_dead_workers_delivery_is_reclaimed_and_processed_once(
     assert survivor.process_one() == "processed"
     d = store.inbox.get("p")
     assert d is not None and (d.processed_by, d.attempts) == ("survivor", 2)
-    assert store.activity.count_by_delivery() == {"p": 1}
+    assert recorded_per_delivery(store) == {"p": 1}
 
 
 def test_pool_stops_gracefully_and_releases_what_it_has_not_started(

@@ -10,9 +10,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
-import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+
+from tests import needs
 
 PG_ENV = "ODW_TEST_DATABASE_URL"
 
@@ -29,7 +30,7 @@ def postgres_base_url() -> str | None:
 def require_postgres() -> str:
     url = postgres_base_url()
     if url is None:
-        pytest.skip(f"{PG_ENV} is not set: no PostgreSQL to test against")
+        needs.unavailable(needs.POSTGRES)
     return url
 
 

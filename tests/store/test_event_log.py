@@ -26,7 +26,7 @@ def test_appends_are_numbered_per_run_and_load_back_in_order(store: Store) -> No
     ]
     assert store.events.load("run-a", after=2) == [ev("TaskLanded", task="1.2", sha="abc")]
     assert store.events.version("run-b") == 1
-    assert store.events.run_ids() == ["run-a", "run-b"]
+    assert [store.events.version(r) for r in ("run-a", "run-b", "run-c")] == [3, 1, 0]
 
 
 def test_a_stale_writer_is_refused_and_writes_nothing(store: Store) -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.store import LeaseMergeLock, LockTimeout, Store
+from app.gitops.lock import LeaseMergeLock, LockTimeout
+from app.store import Store
 from tests.store.conftest import FakeClock
 
 

@@ -15,14 +15,3 @@ def test_run_view_never_goes_back_a_version(store: Store) -> None:
     store.projections.put_run("r1", 4, "done", {"tasks": 2})
     assert [r.status for r in store.projections.runs()] == ["done"]
     assert store.projections.runs(status="running") == []
-
-
-def test_task_views_per_run(store: Store) -> None:
-    store.projections.put_task("r1", "1.2", "implementing", {"attempt": 1})
-    store.projections.put_task("r1", "1.1", "landed", {})
-    store.projections.put_task("r1", "1.2", "failed", {"attempt": 2})
-    store.projections.put_task("r2", "1.1", "queued", {})
-    assert [(t.task_id, t.status, t.data) for t in store.projections.tasks("r1")] == [
-        ("1.1", "landed", {}),
-        ("1.2", "failed", {"attempt": 2}),
-    ]

@@ -1,5 +1,5 @@
 """GitHub's published webhook examples (npm `@octokit/webhooks-examples`),
-installed by `make test` into .cache/oracles; the tests skip without them."""
+installed by `make test` into .cache/oracles; without them the tests skip (fail in CI)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,12 @@ from typing import Any
 
 import pytest
 
+from tests import needs
 from webhooks.signature import sign
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 INDEX = (
     REPO_ROOT / ".cache/oracles/node_modules/@octokit/webhooks-examples/api.github.com/index.json"
-)
-MISSING = (
-    f"GitHub's webhook examples are not installed ({INDEX.relative_to(REPO_ROOT)}): "
-    "`make test` installs them with npm"
 )
 
 # The events ODW handles (routes) in this release.
@@ -82,14 +79,14 @@ def params(*events: str) -> list[Any]:
     """pytest parameters, one per example, or a single skipped one."""
     found = examples(*events)
     if not found:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=MISSING), id="no-examples")]
+        return [needs.unavailable_param(needs.ORACLES, id="no-examples")]
     return [pytest.param(ex, id=ex.id) for ex in found]
 
 
 def require(*events: str) -> list[Example]:
     found = examples(*events)
     if not found:
-        pytest.skip(MISSING)
+        needs.unavailable(needs.ORACLES)
     return found
 
 

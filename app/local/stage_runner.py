@@ -29,10 +29,11 @@ from pydantic import ValidationError
 
 from actions import gitwork
 from actions.gates import DEFAULT_GATE_TIMEOUT, run_gates
-from actions.gitwork import NETWORK_TIMEOUT, GitError, Identity, git
 from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE
+from app.core.identity import Identity
 from app.core.naming import slug, task_branch
 from app.core.verdict import AGENT_STAGES, WRITE_STAGES, Check, Verdict, valid_token
+from app.gitops.runner import NETWORK_TIMEOUT, GitError, config_entries, git, risky_config
 
 # Time `odw stage` gets beyond the agent's deadline and gates before it is killed.
 RUNNER_MARGIN = 120.0
@@ -256,8 +257,25 @@ def run_local_stage(
             context_file=context_file,
         )
         budget = deadline + grace + len(gates) * (gate_timeout + grace) + RUNNER_MARGIN
-        code, stderr = _run_runner(argv, co.worktree, env, budget, on_spawn)
+        before = config_entries(clone)
+        try:
+            code, stderr = _run_runner(argv, co.worktree, env, budget, on_spawn)
+        finally:
+            _restore_config(Path(clone), before)
         return StageRun(_read_verdict(co.out_dir, code, stderr), code, co.out_dir, stderr)
+
+
+def _restore_config(clone: Path, before: dict[str, tuple[str, ...]]) -> None:
+    """Undo risky keys the agent wrote into the clone's shared `.git/config`.
+
+    A worktree shares its clone's configuration, so what the agent wrote there
+    would steer every later git call of local mode (fetches, salvage pushes).
+    `odw stage` already refused to work under it; this puts the owner's back.
+    """
+    for key in risky_config(config_entries(clone), before):
+        git(clone, "config", "--local", "--unset-all", key, check=False)
+        for value in before.get(key, ()):
+            git(clone, "config", "--local", "--add", key, value, check=False)
 
 
 def _run_runner(
@@ -270,7 +288,7 @@ def _run_runner(
     full_env = {**os.environ, **(env or {})}
     for name in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"):
         full_env.pop(name, None)
-    repo_root = str(Path(__file__).resolve().parents[1])
+    repo_root = str(Path(__file__).resolve().parents[2])
     full_env["PYTHONPATH"] = os.pathsep.join(
         p for p in (repo_root, full_env.get("PYTHONPATH", "")) if p
     )

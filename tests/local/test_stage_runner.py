@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from actions.gitwork import Identity
-from actions.local_runner import LocalRunnerError, run_local_stage
+from app.core.identity import Identity
+from app.local.stage_runner import LocalRunnerError, run_local_stage
 from tests.actions.conftest import git
 
 PLANNER = """
@@ -49,7 +49,7 @@ def test_plan_then_implement_on_the_remote_task_branch(repo, make_agent, tmp_pat
         agent=str(planner),
         deadline=10,
         grace=0.5,
-        identity=Identity("local-bot", "local@example.com"),
+        identity=Identity(name="local-bot", email="local@example.com"),
     )
     assert run.verdict.passed, run.verdict.checks
     assert run.exit_code == 0
@@ -151,3 +151,40 @@ def test_not_a_repository_is_an_error(tmp_path: Path) -> None:
         run_local_stage(
             tmp_path, base="main", task="1.1.1", stage="plan", token="tok-xxxxxxx1", agent="true"
         )
+
+
+def test_risky_config_the_agent_writes_into_the_shared_clone_is_undone(
+    repo, make_agent, tmp_path
+) -> None:
+    """A worktree shares its clone's .git/config: what the agent adds there is refused
+    for its own stage and removed afterwards, and the owner's own keys stay."""
+    git(repo.clone, "checkout", "-q", "main")
+    git(repo.clone, "config", "url./srv/mirror/.insteadOf", "/srv/owner/")
+    evil = tmp_path / "evil.git"
+    agent = make_agent(
+        "rewriter",
+        f"""
+        import os, pathlib, subprocess
+        pathlib.Path("x.py").write_text("x = 1\\n")
+        subprocess.run(["git", "config", "url.{evil}.pushInsteadOf", "{repo.origin}"], check=True)
+        subprocess.run(["git", "config", "--add", "url./srv/mirror/.insteadOf", "/elsewhere/"],
+                       check=True)
+        print(os.environ["ODW_COMPLETION_MARKER"])
+        """,
+    )
+    run = run_local_stage(
+        repo.clone,
+        base="main",
+        task="1.1.1",
+        stage="implement",
+        token="tok-impl-0002",
+        agent=str(agent),
+        deadline=10,
+        grace=0.5,
+    )
+    failed = {c.name: c.reason for c in run.verdict.checks if c.status == "failed"}
+    assert "pushinsteadof" in failed["git_config"]
+    assert repo.origin_head("roadmap-1-1-1") is None
+    config = git(repo.clone, "config", "--local", "--list")
+    assert "pushinsteadof" not in config.lower()
+    assert git(repo.clone, "config", "--get-all", "url./srv/mirror/.insteadOf") == "/srv/owner/"

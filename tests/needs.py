@@ -1,0 +1,48 @@
+"""What the suite needs from the machine, and what happens when it is missing.
+
+PostgreSQL (`ODW_TEST_DATABASE_URL`), GitHub's npm oracles (`.cache/oracles`) and
+the shared roadmap corpus (`../shared/corpus`) are optional on a laptop: a test
+that needs one skips and says how to provide it. In CI (`CI=true`) a green run
+must mean they ran, so the same test fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NoReturn
+
+import pytest
+
+POSTGRES = (
+    "no PostgreSQL to test against",
+    "set ODW_TEST_DATABASE_URL=postgresql+psycopg://USER@HOST:5432/DB to run these tests",
+)
+ORACLES = (
+    "GitHub's webhook examples are not installed (.cache/oracles)",
+    "run `make webhook-examples` (needs npm) or `make test`, which installs them",
+)
+CORPUS = (
+    "the shared roadmap corpus is not beside the repository (../shared/corpus/roadmaps)",
+    "link or copy it to ../shared/corpus next to this checkout",
+)
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def message(need: tuple[str, str]) -> str:
+    what, how = need
+    return f"{what}: {how}"
+
+
+def unavailable(need: tuple[str, str]) -> NoReturn:
+    """Skip the test (outside CI) or fail it (in CI), saying how to enable it."""
+    if in_ci():
+        pytest.fail(f"CI=true, and {message(need)}", pytrace=False)
+    pytest.skip(message(need))
+
+
+def unavailable_param(need: tuple[str, str], id: str) -> object:
+    """A single pytest parameter standing for cases that cannot be generated."""
+    return pytest.param(None, marks=pytest.mark.unavailable(*need), id=id)
