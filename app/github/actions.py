@@ -66,9 +66,10 @@ class GitHubRuns:
 
     def list_jobs(self, run_id: int) -> list[WorkflowJob]:
         def fetch() -> list[WorkflowJob]:
-            run = self._t.repo.get_workflow_run(run_id)
+            jobs = self._t.paginate(f"/actions/runs/{run_id}/jobs", "jobs")
             return [
-                WorkflowJob(j.id, j.name, j.status, j.conclusion, j.html_url) for j in run.jobs()
+                WorkflowJob(j["id"], j["name"], j["status"], j.get("conclusion"), j["html_url"])
+                for j in jobs
             ]
 
         return self._t.call("runs.jobs", fetch)

@@ -31,8 +31,8 @@ class GitHubArtifacts:
 
     def list_artifacts(self, run_id: int) -> list[Artifact]:
         def fetch() -> list[Artifact]:
-            run = self._t.repo.get_workflow_run(run_id)
-            return [Artifact(a.id, a.name, a.size_in_bytes, a.expired) for a in run.get_artifacts()]
+            items = self._t.paginate(f"/actions/runs/{run_id}/artifacts", "artifacts")
+            return [Artifact(a["id"], a["name"], a["size_in_bytes"], a["expired"]) for a in items]
 
         return self._t.call("artifacts.list", fetch)
 
@@ -96,7 +96,7 @@ def unzip_checked(data: bytes, dest: Path, max_bytes: int) -> list[Path]:
             raise _unsafe(f"entry {name!r} has an absolute path")
         if ".." in path.parts or "\\" in name:
             raise _unsafe(f"entry {name!r} escapes the artifact")
-        if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):
             raise _unsafe(f"entry {name!r} is not a regular file (a link or device)")
     root = dest.resolve()
     written = []

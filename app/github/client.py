@@ -110,7 +110,10 @@ class RepositoryClient:
 
     @cached_property
     def pulls(self) -> pull_requests.GitHubPulls:
-        return pull_requests.GitHubPulls(self._transport(pull_requests.PULL_PERMISSIONS))
+        return pull_requests.GitHubPulls(
+            self._transport(pull_requests.PULL_PERMISSIONS),
+            self._transport(pull_requests.MERGE_PERMISSIONS),
+        )
 
     @cached_property
     def contents(self) -> pull_requests.GitHubContents:

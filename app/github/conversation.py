@@ -32,8 +32,7 @@ class GitHubComments:
 
     def list_comments(self, number: int) -> list[Comment]:
         def fetch() -> list[Comment]:
-            issue = self._t.repo.get_issue(number)
-            return [_comment(c.raw_data) for c in issue.get_comments()]
+            return [_comment(c) for c in self._t.paginate(f"/issues/{number}/comments")]
 
         return self._t.call("comments.list", fetch)
 

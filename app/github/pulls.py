@@ -31,8 +31,9 @@ def _pull(data: dict[str, Any]) -> PullRequest:
 
 
 class GitHubPulls:
-    def __init__(self, transport: Transport) -> None:
+    def __init__(self, transport: Transport, merging: Transport | None = None) -> None:
         self._t = transport
+        self._merging = merging or transport  # merging needs `contents: write` too
 
     def create_pull(
         self, head: str, base: str, title: str, body: str, *, draft: bool = True
@@ -89,7 +90,7 @@ class GitHubPulls:
         """Squash-merge exactly `sha`; 405 (not mergeable) and 409 (head moved) are typed."""
 
         def merge() -> MergeResult:
-            status = self._t.repo.get_pull(number).merge(
+            status = self._merging.repo.get_pull(number).merge(
                 commit_title=title or "",
                 commit_message=message or "",
                 merge_method="squash",
@@ -98,7 +99,7 @@ class GitHubPulls:
             return MergeResult(status.sha, status.merged, status.message)
 
         try:
-            return self._t.call("pulls.merge", merge, kind="update")
+            return self._merging.call("pulls.merge", merge, kind="update")
         except GitHubError as exc:
             if exc.status == 405:
                 raise NotMergeable(exc.operation, 405, exc.reason) from None

@@ -107,6 +107,14 @@ def _message(data: Any) -> str:
     return ""
 
 
+def _next_link(headers: Mapping[str, Any]) -> str | None:
+    link = {k.lower(): v for k, v in headers.items()}.get("link", "")
+    for part in str(link).split(","):
+        if 'rel="next"' in part:
+            return part.split(";")[0].strip().strip("<>")
+    return None
+
+
 def _may_have_been_sent(exc: requests.RequestException) -> bool:
     if isinstance(exc, requests.ConnectTimeout):
         return False
@@ -232,6 +240,18 @@ class Transport:
             reread=reread,
             on_unauthorized=lambda: self.ctx.tokens.drop(self._auth.last_token),
         )
+
+    def paginate(self, suffix: str, key: str | None = None) -> list[Any]:
+        """Every item of a listing, 100 a page, following GitHub's `Link: rel="next"`."""
+        items: list[Any] = []
+        url: str | None = self.path(suffix)
+        params: dict[str, Any] | None = {"per_page": 100}
+        while url:
+            headers, data = self.github.requester.requestJsonAndCheck("GET", url, parameters=params)
+            items.extend((data or {}).get(key, []) if key else (data or []))
+            url = _next_link(headers)
+            params = None
+        return items
 
     def path(self, suffix: str) -> str:
         """A repository URL under the configured API root (PyGithub adds the prefix)."""
