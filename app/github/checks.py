@@ -70,8 +70,6 @@ class GitHubChecks:
         args = _arguments(fields)
 
         def again() -> CheckRun | None:
-            if not fields.external_id:
-                return None
             for run in self.check_runs_for_ref(head_sha, name):
                 if run.external_id == fields.external_id:
                     return run
@@ -81,7 +79,8 @@ class GitHubChecks:
             "checks.create",
             lambda: _from_object(self._t.repo.create_check_run(name, head_sha, **args)),
             kind="create",
-            reread=again,
+            # Without an external_id a lost answer cannot be told from a lost request.
+            reread=again if fields.external_id else None,
         )
 
     def update_check_run(self, check_run_id: int, fields: CheckRunFields) -> CheckRun:

@@ -193,7 +193,7 @@ class Transport:
         self.permissions = dict(permissions)
         self._auth = _HeaderAuth("token", self._token, ctx)
         self.github = _github(ctx, self._auth)
-        self.repo = self.github.get_repo(repository, lazy=True)
+        self.repo = self.github.get_repo(repository)  # lazy: no request
 
     def _token(self) -> str:
         return self.ctx.tokens.get(

@@ -56,9 +56,13 @@ class Faults:
             self._queued.setdefault((method.upper(), template), []).extend([fault] * times)
 
     def take(self, method: str, template: str) -> Fault | None:
+        """The next fault for a route; a delay fault is served after the request
+        was handled (the write happened, the answer is late)."""
         with self._lock:
             queue = self._queued.get((method.upper(), template))
-            fault = queue.pop(0) if queue else None
-        if fault and fault.delay:
-            time.sleep(fault.delay)
-        return fault
+            return queue.pop(0) if queue else None
+
+
+def late(fault: Fault | None) -> None:
+    if fault is not None and fault.delay:
+        time.sleep(fault.delay)

@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -30,7 +31,7 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
 from tests.fakegithub import state as s
-from tests.fakegithub.faults import Fault, Faults
+from tests.fakegithub.faults import Fault, Faults, late
 from tests.fakegithub.gitrepo import BareRepo
 from tests.fakegithub.hooks import Webhooks
 from tests.fakegithub.openapi import OpenApi, load
@@ -107,7 +108,7 @@ class FakeGitHub:
         self.app_id = 424242
         self.app_slug = "odw"
         self.bot_login = f"{self.app_slug}[bot]"
-        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        key = _app_key()
         self.private_key_pem = key.private_bytes(
             serialization.Encoding.PEM,
             serialization.PrivateFormat.PKCS8,
@@ -129,6 +130,7 @@ class FakeGitHub:
         self._ids = itertools.count(1000)
         self._users: dict[str, int] = {}
         self._offset = 0.0
+        self._in_flight = 0
         self.on_dispatch: list[Callable[[s.WorkflowRun], None]] = []
         self.webhooks = Webhooks(self, webhook_url, webhook_secret)
         self._server: Any = None
@@ -142,7 +144,9 @@ class FakeGitHub:
             "127.0.0.1", 0, self.wsgi, threaded=True, request_handler=_QuietHandler
         )
         self.port = self._server.server_port
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         self.webhooks.start()
         return self
@@ -304,6 +308,21 @@ class FakeGitHub:
     # -- WSGI ------------------------------------------------------------------
 
     def wsgi(self, environ: dict[str, Any], start_response: Any) -> Any:
+        with self.lock:
+            self._in_flight += 1
+        try:
+            return self._wsgi(environ, start_response)
+        finally:
+            with self.lock:
+                self._in_flight -= 1
+
+    def idle(self, timeout: float = 30) -> None:
+        """Wait until no request is being served (a delayed answer included)."""
+        deadline = time.monotonic() + timeout
+        while self._in_flight and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def _wsgi(self, environ: dict[str, Any], start_response: Any) -> Any:
         request = Request(environ)
         path = request.path
         if path.startswith(API_PREFIX + "/") or path == API_PREFIX:
@@ -339,6 +358,7 @@ class FakeGitHub:
         raw = request.get_data()
         body: Any = None
         matched: tuple[str, dict[str, str]] | None = None
+        fault: Fault | None = None
         status = 500
         reply_body: Any = None
         try:
@@ -389,6 +409,7 @@ class FakeGitHub:
             if request.headers.get("If-None-Match") == etag:
                 status, text = 304, ""
         self._log(method, path, query, status, body)
+        late(fault)
         headers.setdefault("x-ratelimit-limit", "5000")
         headers.setdefault("x-ratelimit-remaining", "4999")
         headers["x-github-request-id"] = secrets.token_hex(8)
@@ -476,6 +497,12 @@ class FakeGitHub:
     def token_for_git(self, basic: str) -> s.Token | None:
         token = self.tokens.get(basic)
         return token if token and token.expires_at > self.now() else None
+
+
+@cache
+def _app_key() -> rsa.RSAPrivateKey:
+    """One App key per test process: generating RSA keys is slow."""
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
 class _QuietHandler(WSGIRequestHandler):
