@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import requests
 
 from tests.fakegithub import state as s
+from tests.fakegithub.completion import complete
 from tests.fakegithub.oracles import WEBHOOK_EXAMPLES
 from tests.fakegithub.shapes import _rewrite_repos, iso
 
@@ -125,6 +126,7 @@ class Webhooks:
             try:
                 answer = requests.post(str(self.url), data=body, headers=headers, timeout=10)
                 delivery.status = answer.status_code
+                delivery.answers.append(answer.text)
             except requests.RequestException:
                 delivery.status = 0
 
@@ -153,13 +155,15 @@ class Webhooks:
             login = objects.get("sender") or self.fake.bot_login
             kind = "Bot" if login.endswith("[bot]") else "User"
             data["sender"] = _user(data.get("sender"), self.fake.shapes.user(login, kind))
+        complete(event, action, data)
         return data
 
     def _rebase(self, text: str) -> str:
         fake = self.fake
         text = text.replace("https://api.github.com", fake.api_url)
         text = text.replace("https://uploads.github.com", fake.host_url)
-        return text.replace("https://github.com", fake.host_url)
+        text = text.replace("https://github.com", fake.host_url)
+        return text.replace("http://github.com", fake.host_url)
 
     def _installation(self, data: dict[str, Any], installation: s.Installation) -> None:
         body = data.setdefault("installation", {})
@@ -177,8 +181,6 @@ class Webhooks:
             }
             for name in installation.repositories
         ]
-        data.pop("requester", None)
-        data["requester"] = None
 
     def _push(
         self, data: dict[str, Any], repo: s.Repository, ref: str, before: str, after: str
@@ -280,8 +282,8 @@ class Webhooks:
             issue["pull_request"] = {
                 "url": f"{self.fake.api_url}/repos/{repo.full_name}/pulls/{pull.number}",
                 "html_url": f"{self.fake.host_url}/{repo.full_name}/pull/{pull.number}",
-                "diff_url": None,
-                "patch_url": None,
+                "diff_url": f"{self.fake.host_url}/{repo.full_name}/pull/{pull.number}.diff",
+                "patch_url": f"{self.fake.host_url}/{repo.full_name}/pull/{pull.number}.patch",
                 "merged_at": None,
             }
         else:
@@ -317,6 +319,7 @@ class Webhooks:
             "completed_at",
         ):
             body[key] = rendered[key]
+        body["details_url"] = rendered["details_url"] or rendered["html_url"]
         out = body.get("output", {})
         out.update(
             title=rendered["output"]["title"],

@@ -30,6 +30,7 @@ class Shapes:
         text = text.replace("https://api.github.com", self.fake.api_url)
         text = text.replace("https://uploads.github.com", self.fake.host_url)
         text = text.replace("https://github.com", self.fake.host_url)
+        text = text.replace("http://github.com", self.fake.host_url)
         data = json.loads(text)
         if repo is not None:
             _rewrite_repos(data, repo, self.fake)

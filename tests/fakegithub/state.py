@@ -133,5 +133,6 @@ class Delivery:
     event: str
     action: str | None
     payload: dict[str, Any]
-    status: int | None = None  # the receiver's answer, None when not sent
+    status: int | None = None  # the receiver's last answer, None when not sent
     dropped: bool = False
+    answers: list[str] = field(default_factory=list)  # every answer body, in order
