@@ -118,6 +118,7 @@ class FakeGitHub:
         self.repos: dict[str, s.Repository] = {}
         self.installations: dict[int, s.Installation] = {}
         self.tokens: dict[str, s.Token] = {}
+        self.issued: list[str] = []  # every token ever minted, for secrecy scans
         self.pulls: dict[tuple[str, int], s.PullRequest] = {}
         self.comments: dict[int, s.Comment] = {}
         self.check_runs: dict[int, s.CheckRun] = {}
@@ -293,8 +294,8 @@ class FakeGitHub:
         )
 
     def inject(self, method: str, template: str, fault: Fault, times: int = 1) -> None:
-        if (method.lower() not in ("get", "post", "put", "patch", "delete")) or not (
-            self.openapi.operation(template, method)
+        if template not in self.openapi.doc["paths"] or not self.openapi.operation(
+            template, method
         ):
             raise ValueError(f"{method} {template} is not a GitHub route")
         self.faults.inject(method, template, fault, times)
@@ -492,6 +493,7 @@ class FakeGitHub:
         )
         with self.lock:
             self.tokens[token.token] = token
+            self.issued.append(token.token)
         return token
 
     def token_for_git(self, basic: str) -> s.Token | None:

@@ -79,7 +79,7 @@ class RecordingSleeper:
 
 def leaked_tokens(fake: FakeGitHub, texts: dict[str, str]) -> list[str]:
     found = []
-    for token in list(fake.tokens):
+    for token in list(fake.issued):
         for where, text in texts.items():
             if token in text:
                 found.append(f"an installation token appears in {where}")
