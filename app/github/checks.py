@@ -34,6 +34,12 @@ def _arguments(fields: CheckRunFields) -> dict[str, Any]:
     if fields.actions:
         if len(fields.actions) > MAX_ACTIONS:
             raise ValueError(f"a check run takes at most {MAX_ACTIONS} actions")
+        for a in fields.actions:
+            if len(a.label) > 20 or len(a.identifier) > 20 or len(a.description) > 40:
+                raise ValueError(
+                    f"check run action {a.identifier!r}: label and identifier take at most "
+                    "20 characters, description 40"
+                )
         args["actions"] = [
             {"label": a.label, "description": a.description, "identifier": a.identifier}
             for a in fields.actions

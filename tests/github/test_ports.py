@@ -151,3 +151,21 @@ def test_a_draft_pull_request_is_found_again_updated_and_squash_merged_at_its_sh
 
 
 REPO_NAME = "octo/demo"
+
+
+@pytest.mark.parametrize(
+    "actions",
+    [
+        [CheckAction("R", "r", f"a{n}") for n in range(4)],
+        [CheckAction("A label longer than 20", "r", "retry")],
+        [CheckAction("Retry", "d" * 41, "retry")],
+    ],
+    ids=["four-buttons", "long-label", "long-description"],
+)
+def test_check_run_buttons_outside_githubs_limits_are_refused_before_sending(
+    client: RepositoryClient, fake: FakeGitHub, repo: Repository, actions: list[CheckAction]
+) -> None:
+    sha = repo.git.sha("refs/heads/main") or ""
+    with pytest.raises(ValueError, match="at most"):
+        client.checks.create_check_run("ODW · 1.1", sha, CheckRunFields(actions=actions))
+    assert fake.check_runs == {}
