@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from app.github.errors import GitHubError, HeadMoved, NotFound, NotMergeable
+from app.github.errors import GitHubError, HeadMoved, NotFound, NotMergeable, Unprocessable
 from app.github.ports import MergeResult, PullRequest
 from app.github.transport import Transport
 
@@ -89,17 +89,22 @@ class GitHubPulls:
     ) -> MergeResult:
         """Squash-merge exactly `sha`; 405 (not mergeable) and 409 (head moved) are typed."""
 
+        texts = {"commit_title": title, "commit_message": message}
+
         def merge() -> MergeResult:
             status = self._merging.repo.get_pull(number).merge(
-                commit_title=title or "",
-                commit_message=message or "",
-                merge_method="squash",
-                sha=sha,
+                merge_method="squash", sha=sha, **{k: v for k, v in texts.items() if v}
             )
             return MergeResult(status.sha, status.merged, status.message)
 
+        def merged_already() -> MergeResult | None:
+            _, data = self._merging.request("GET", f"/pulls/{number}")
+            if data.get("merged") and data.get("merge_commit_sha"):
+                return MergeResult(data["merge_commit_sha"], True, "merged (found on re-read)")
+            return None
+
         try:
-            return self._merging.call("pulls.merge", merge, kind="update")
+            return self._merging.call("pulls.merge", merge, kind="update", reread=merged_already)
         except GitHubError as exc:
             if exc.status == 405:
                 raise NotMergeable(exc.operation, 405, exc.reason) from None
@@ -139,11 +144,22 @@ class GitHubContents:
             return None
 
     def create_branch(self, branch: str, sha: str) -> None:
-        self._t.call(
-            "refs.create",
-            lambda: self._t.repo.create_git_ref(f"refs/heads/{branch}", sha),
-            kind="update",
-        )
+        """Create `branch` at `sha`; done already (after a crash or a lost answer)
+        counts as done, a branch elsewhere is an error."""
+
+        def there() -> bool | None:
+            return True if self.branch_sha(branch) == sha else None
+
+        try:
+            self._t.call(
+                "refs.create",
+                lambda: bool(self._t.repo.create_git_ref(f"refs/heads/{branch}", sha)),
+                kind="update",
+                reread=there,
+            )
+        except Unprocessable:
+            if there() is None:
+                raise
 
     def move_branch(self, branch: str, sha: str, *, force: bool = False) -> None:
         self._t.call(

@@ -131,7 +131,10 @@ def run(
     reread: Callable[[], T | None] | None = None,
     on_unauthorized: Callable[[], None] | None = None,
 ) -> T:
-    """Call `fn` under the retry policy; typed errors for what is not transient."""
+    """Call `fn` under the retry policy; typed errors for what is not transient.
+
+    A create, or any call given `reread`, is re-read after a failure that may
+    have reached GitHub, and only sent again when the re-read finds nothing."""
     attempt = 0
     while True:
         attempt += 1
@@ -152,7 +155,7 @@ def run(
             on_unauthorized()
         if transience is Transience.PERMANENT:
             raise for_status(operation, status, message) from None
-        if kind == "create" and sent_maybe:
+        if sent_maybe and (kind == "create" or reread is not None):
             if reread is None:
                 raise WriteOutcomeUnknown(operation, status, message) from None
             found = run(ctx, installation_id, f"{operation}:reread", reread)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.github import HeadMoved, NotMergeable
+from app.github import HeadMoved, NotMergeable, Unprocessable
 from app.github.client import RepositoryClient
 from app.github.ports import CheckAction, CheckRunFields
 from tests.fakegithub import FakeGitHub
@@ -169,3 +169,15 @@ def test_check_run_buttons_outside_githubs_limits_are_refused_before_sending(
     with pytest.raises(ValueError, match="at most"):
         client.checks.create_check_run("ODW · 1.1", sha, CheckRunFields(actions=actions))
     assert fake.check_runs == {}
+
+
+def test_creating_a_branch_that_already_points_there_is_done_and_elsewhere_is_refused(
+    client: RepositoryClient, repo: Repository
+) -> None:
+    base = repo.git.sha("refs/heads/main") or ""
+    client.refs.create_branch("roadmap-1-1", base)
+    client.refs.create_branch("roadmap-1-1", base)  # after a crash: nothing to do
+    other = repo.git.commit_files("scratch", {"s": "1"}, "s", parent=base)
+    with pytest.raises(Unprocessable, match="already exists"):
+        client.refs.create_branch("roadmap-1-1", other)
+    assert repo.git.sha("refs/heads/roadmap-1-1") == base

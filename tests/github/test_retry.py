@@ -164,3 +164,17 @@ def test_a_create_that_cannot_be_reread_is_reported_not_repeated(
         client.checks.create_check_run("ODW · 1.1", sha, CheckRunFields(status="queued"))
     fake.idle()
     assert _sent(fake, "/check-runs", "POST") == 1
+
+
+def test_a_merge_whose_answer_was_lost_is_found_merged_on_reread_not_sent_again(
+    app_with_short_timeout: RepositoryClient, fake: FakeGitHub, repo: Repository
+) -> None:
+    client = app_with_short_timeout
+    base = repo.git.sha("refs/heads/main") or ""
+    head = repo.git.commit_files("roadmap-1-1", {"f": "1"}, "work", parent=base)
+    pull = client.pulls.create_pull("roadmap-1-1", "main", "1.1", "b", draft=False)
+    fake.inject("PUT", "/repos/{owner}/{repo}/pulls/{pull_number}/merge", faults.delay(2.5))
+    result = client.pulls.merge_pull(pull.number, head)
+    fake.idle()
+    assert result.merged and result.sha == repo.git.sha("refs/heads/main")
+    assert _sent(fake, "/merge", "PUT") == 1
