@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from github.GithubObject import NotSet
+
 from app.github.errors import GitHubError, HeadMoved, NotFound, NotMergeable, Unprocessable
 from app.github.ports import MergeResult, PullRequest
 from app.github.transport import Transport
@@ -89,11 +91,12 @@ class GitHubPulls:
     ) -> MergeResult:
         """Squash-merge exactly `sha`; 405 (not mergeable) and 409 (head moved) are typed."""
 
-        texts = {"commit_title": title, "commit_message": message}
-
         def merge() -> MergeResult:
             status = self._merging.repo.get_pull(number).merge(
-                merge_method="squash", sha=sha, **{k: v for k, v in texts.items() if v}
+                commit_title=title or NotSet,
+                commit_message=message or NotSet,
+                merge_method="squash",
+                sha=sha,
             )
             return MergeResult(status.sha, status.merged, status.message)
 
