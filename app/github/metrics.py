@@ -27,3 +27,16 @@ class RequestCounter:
 
     def total(self, installation_id: int | None = None) -> int:
         return sum(n for (inst, _), n in self.snapshot().items() if installation_id in (None, inst))
+
+    def prometheus(self) -> str:
+        """The counts in Prometheus text format, for the service's /metrics."""
+        lines = [
+            "# HELP odw_github_requests_total REST requests sent to GitHub.",
+            "# TYPE odw_github_requests_total counter",
+        ]
+        for (installation, operation), n in sorted(self.snapshot().items()):
+            lines.append(
+                f'odw_github_requests_total{{installation="{installation}",'
+                f'operation="{operation}"}} {n}'
+            )
+        return "\n".join(lines) + "\n"

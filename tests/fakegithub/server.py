@@ -140,9 +140,9 @@ class FakeGitHub:
 
     # -- lifecycle -------------------------------------------------------------
 
-    def start(self) -> FakeGitHub:
+    def start(self, port: int = 0) -> FakeGitHub:
         self._server = make_server(
-            "127.0.0.1", 0, self.wsgi, threaded=True, request_handler=_QuietHandler
+            "127.0.0.1", port, self.wsgi, threaded=True, request_handler=_QuietHandler
         )
         self.port = self._server.server_port
         self._thread = threading.Thread(

@@ -119,3 +119,17 @@ def test_the_api_url_is_normalised(fake: FakeGitHub, given: str, expected: str) 
 def test_a_malformed_api_url_is_refused_with_the_setting_named(fake: FakeGitHub) -> None:
     with pytest.raises(ValueError, match="ODW_GITHUB_API_URL must be an http"):
         GitHubApp(AppCredentials(fake.app_id, fake.private_key_pem), "api.github.com")
+
+
+def test_requests_are_counted_per_installation_and_operation_for_metrics(
+    client: RepositoryClient, fake: FakeGitHub
+) -> None:
+    client.permissions.permission_of("octo")
+    client.permissions.permission_of("octo")
+    text = client.context.counter.prometheus()
+    inst = client.installation_id
+    assert (
+        f'odw_github_requests_total{{installation="{inst}",operation="permissions.get"}} 2' in text
+    )
+    assert 'operation="installation_token"} 1' in text
+    assert client.context.counter.total(inst) == len(fake.requests) == 3
