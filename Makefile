@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # `make test PYTEST_WORKERS=0` runs it in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: test lint format bench clean venv run webhook-examples
+.PHONY: test lint format bench clean venv run webhook-examples oracles
 
 venv: $(STAMP)
 
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-test: $(STAMP) webhook-examples
+test: $(STAMP) oracles
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 lint: $(STAMP)
@@ -34,19 +34,27 @@ format: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench
 
-# GitHub's published webhook examples, the oracle for the webhook tests. Kept
-# in a gitignored cache; without npm the tests that need them skip and say why
-# (under CI=true they fail instead: see tests/needs.py).
+# GitHub's published oracles, kept in a gitignored cache: the webhook examples
+# and schemas (webhook tests) and the REST OpenAPI description (the fake GitHub
+# validates every request against it). Without npm the tests that need them
+# skip and say why (under CI they fail instead).
 ORACLES          := .cache/oracles
-WEBHOOK_EXAMPLES := $(ORACLES)/node_modules/@octokit/webhooks-examples/api.github.com/index.json
+ORACLE_MODULES   := $(ORACLES)/node_modules/@octokit
+WEBHOOK_EXAMPLES := $(ORACLE_MODULES)/webhooks-examples/api.github.com/index.json
+WEBHOOK_SCHEMAS  := $(ORACLE_MODULES)/webhooks-schemas/schema.json
+REST_OPENAPI     := $(ORACLE_MODULES)/openapi/generated/api.github.com.json
+ORACLE_PACKAGES  := @octokit/webhooks-examples@7.6.1 @octokit/webhooks-schemas@7.6.1 \
+                    @octokit/openapi@23.0.2
 
-webhook-examples:
-	@if [ ! -f $(WEBHOOK_EXAMPLES) ]; then \
+webhook-examples: oracles
+
+oracles:
+	@if [ ! -f $(WEBHOOK_EXAMPLES) ] || [ ! -f $(WEBHOOK_SCHEMAS) ] || [ ! -f $(REST_OPENAPI) ]; then \
 	  if command -v npm >/dev/null 2>&1; then \
 	    npm install --prefix $(ORACLES) --no-save --no-audit --no-fund --loglevel=error \
-	      @octokit/webhooks-examples@7.6.1 >/dev/null \
-	      || echo "make: could not install @octokit/webhooks-examples; webhook example tests will skip" >&2; \
-	  else echo "make: npm not found; webhook example tests will skip" >&2; fi; \
+	      $(ORACLE_PACKAGES) >/dev/null \
+	      || echo "make: could not install GitHub's oracles ($(ORACLE_PACKAGES)); tests needing them will skip" >&2; \
+	  else echo "make: npm not found; tests needing GitHub's oracles will skip" >&2; fi; \
 	fi
 
 # `make run`: the service on $(HOST):$(PORT) with SQLite under $(RUN_DIR) and

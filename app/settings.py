@@ -20,6 +20,8 @@ class Settings(BaseSettings):
     webhook_secret_previous: SecretStr | None = None
     app_id: int | None = None
     private_key_path: Path | None = None
+    # GitHub Enterprise Server: https://HOST/api/v3. Every REST URL is rooted here.
+    github_api_url: str = "https://api.github.com"
     database_url: str | None = None
     data_dir: Path = Path("var")
     workers: int = Field(default=2, ge=0, le=64)

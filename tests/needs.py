@@ -19,7 +19,7 @@ POSTGRES = (
 )
 ORACLES = (
     "GitHub's webhook examples are not installed (.cache/oracles)",
-    "run `make webhook-examples` (needs npm) or `make test`, which installs them",
+    "run `make oracles` (needs npm) or `make test`, which installs them",
 )
 CORPUS = (
     "the shared roadmap corpus is not beside the repository (../shared/corpus/roadmaps)",

@@ -1,0 +1,127 @@
+"""Stage dispatch (`workflow_dispatch`) and workflow runs and jobs.
+
+A dispatch asks for `return_run_details` (GitHub answers 200 with the run's
+id since 2026-02). GitHub Enterprise Server before that answers 400/422 to the
+field: the dispatch is sent once more without it and the run is found by the
+token the caller put into the workflow's `run-name`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.github.conditional import ConditionalGets
+from app.github.errors import GitHubError, Unprocessable
+from app.github.ports import DispatchedRun, WorkflowJob, WorkflowRun
+from app.github.transport import Transport
+
+DISPATCH_PERMISSIONS = {"actions": "write"}
+RUN_PERMISSIONS = {"actions": "read"}
+MAX_INPUTS = 25
+FIND_ATTEMPTS = 10
+FIND_PAUSE = 2.0
+
+
+def run_from_json(data: dict[str, Any]) -> WorkflowRun:
+    return WorkflowRun(
+        id=int(data["id"]),
+        name=data.get("name") or "",
+        display_title=data.get("display_title") or "",
+        event=data.get("event") or "",
+        status=data.get("status") or "",
+        conclusion=data.get("conclusion"),
+        run_attempt=int(data.get("run_attempt") or 1),
+        head_branch=data.get("head_branch"),
+        head_sha=data.get("head_sha") or "",
+        path=data.get("path") or "",
+        html_url=data.get("html_url") or "",
+    )
+
+
+class GitHubRuns:
+    def __init__(self, transport: Transport) -> None:
+        self._t = transport
+        self._polls = ConditionalGets(transport)
+
+    def get_run(self, run_id: int) -> WorkflowRun:
+        return self._t.call(
+            "runs.get", lambda: run_from_json(self._polls.get(f"/actions/runs/{run_id}"))
+        )
+
+    def list_runs(
+        self, workflow: str, *, branch: str | None = None, event: str | None = None
+    ) -> list[WorkflowRun]:
+        """The newest 100 runs of a workflow file (enough to recover missed events)."""
+        params: dict[str, Any] = {"per_page": 100}
+        if branch:
+            params["branch"] = branch
+        if event:
+            params["event"] = event
+        data = self._t.call(
+            "runs.list",
+            lambda: self._polls.get(f"/actions/workflows/{workflow}/runs", params),
+        )
+        return [run_from_json(run) for run in data.get("workflow_runs", [])]
+
+    def list_jobs(self, run_id: int) -> list[WorkflowJob]:
+        def fetch() -> list[WorkflowJob]:
+            jobs = self._t.paginate(f"/actions/runs/{run_id}/jobs", "jobs")
+            return [
+                WorkflowJob(j["id"], j["name"], j["status"], j.get("conclusion"), j["html_url"])
+                for j in jobs
+            ]
+
+        return self._t.call("runs.jobs", fetch)
+
+
+class GitHubDispatch:
+    def __init__(self, transport: Transport, runs: GitHubRuns) -> None:
+        self._t = transport
+        self._runs = runs
+
+    def dispatch(
+        self, workflow: str, ref: str, inputs: Mapping[str, str], token: str
+    ) -> DispatchedRun:
+        """Dispatch `workflow` on `ref`; `token` must appear in the run's `run-name`."""
+        if len(inputs) > MAX_INPUTS:
+            raise ValueError(f"a dispatch takes at most {MAX_INPUTS} inputs, got {len(inputs)}")
+        values = {key: str(value) for key, value in inputs.items()}
+
+        def send(details: bool) -> Any:
+            wf = self._t.repo.get_workflow(workflow)
+            if details:
+                return wf.create_dispatch(ref, values, throw=True, return_run_details=True)
+            return wf.create_dispatch(ref, values, throw=True)
+
+        def again() -> DispatchedRun | None:
+            return self._find(workflow, ref, token, attempts=1)
+
+        try:
+            sent = self._t.call("actions.dispatch", lambda: send(True), kind="create", reread=again)
+        except Unprocessable:
+            # Older GHES rejects `return_run_details`; a real input error fails again below.
+            sent = self._t.call(
+                "actions.dispatch", lambda: send(False), kind="create", reread=again
+            )
+        if isinstance(sent, DispatchedRun):
+            return sent
+        if sent is not True and getattr(sent, "id", None):
+            return DispatchedRun(int(sent.id), str(sent.html_url), "return_run_details")
+        found = self._find(workflow, ref, token, attempts=FIND_ATTEMPTS)
+        if found is None:
+            raise GitHubError(
+                "actions.dispatch",
+                204,
+                f"dispatched {workflow} on {ref} but no run names token {token} yet",
+            )
+        return found
+
+    def _find(self, workflow: str, ref: str, token: str, attempts: int) -> DispatchedRun | None:
+        for attempt in range(attempts):
+            for run in self._runs.list_runs(workflow, branch=ref, event="workflow_dispatch"):
+                if token in run.display_title:
+                    return DispatchedRun(run.id, run.html_url, "run-name token")
+            if attempt + 1 < attempts:
+                self._t.ctx.sleeper.sleep(FIND_PAUSE)
+        return None

@@ -1,0 +1,141 @@
+"""`GitHubApp`: the App's credentials and shared machinery, and the per-use
+clients it hands out for one installation and repository.
+
+Each client gets a token narrowed to its repository and to the permissions of
+its use (`checks: write` for check runs, `actions: read` for artifacts, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+from app.github import actions, artifacts, checks, conversation
+from app.github import pulls as pull_requests
+from app.github.auth import AppCredentials, TokenCache, process_token_cache
+from app.github.budget import ContentBudget
+from app.github.metrics import RequestCounter
+from app.github.retry import RetryPolicy
+from app.github.timing import Clock, Sleeper, SystemClock, SystemSleeper
+from app.github.transport import Context, Transport
+
+DEFAULT_API_URL = "https://api.github.com"
+
+
+class ApiUrlError(ValueError):
+    """ODW_GITHUB_API_URL is not an http(s) URL."""
+
+
+def normalise_api_url(url: str) -> str:
+    url = url.strip().rstrip("/")
+    if not url.startswith(("https://", "http://")):
+        raise ApiUrlError(
+            f"ODW_GITHUB_API_URL must be an http(s) URL such as {DEFAULT_API_URL} "
+            f"or https://HOST/api/v3, got {url!r}"
+        )
+    return url
+
+
+class GitHubApp:
+    def __init__(
+        self,
+        credentials: AppCredentials,
+        api_url: str = DEFAULT_API_URL,
+        *,
+        tokens: TokenCache | None = None,
+        policy: RetryPolicy | None = None,
+        clock: Clock | None = None,
+        sleeper: Sleeper | None = None,
+        counter: RequestCounter | None = None,
+    ) -> None:
+        clock = clock or SystemClock()
+        sleeper = sleeper or SystemSleeper()
+        self.context = Context(
+            api_url=normalise_api_url(api_url),
+            credentials=credentials,
+            tokens=tokens or process_token_cache(),
+            policy=policy or RetryPolicy(),
+            clock=clock,
+            sleeper=sleeper,
+            budget=ContentBudget(clock, sleeper),
+            counter=counter or RequestCounter(),
+        )
+
+    @classmethod
+    def from_settings(cls, settings: object, **kw: object) -> GitHubApp:
+        """From the service's Settings (`app_id`, `private_key_path`, `github_api_url`)."""
+        credentials = AppCredentials.load(
+            getattr(settings, "app_id", None), getattr(settings, "private_key_path", None)
+        )
+        api_url = getattr(settings, "github_api_url", DEFAULT_API_URL)
+        return cls(credentials, api_url, **kw)  # type: ignore[arg-type]
+
+    @property
+    def counter(self) -> RequestCounter:
+        return self.context.counter
+
+    def repository(self, installation_id: int, full_name: str) -> RepositoryClient:
+        if full_name.count("/") != 1 or not all(full_name.split("/")):
+            raise ValueError(f"a repository is OWNER/NAME, got {full_name!r}")
+        return RepositoryClient(self.context, installation_id, full_name)
+
+
+@dataclass
+class RepositoryClient:
+    """The ports for one repository, each on its own narrowly scoped token."""
+
+    context: Context
+    installation_id: int
+    full_name: str
+
+    def _transport(self, permissions: Mapping[str, str]) -> Transport:
+        return Transport(self.context, self.installation_id, self.full_name, permissions)
+
+    @cached_property
+    def checks(self) -> checks.GitHubChecks:
+        return checks.GitHubChecks(self._transport(checks.PERMISSIONS))
+
+    @cached_property
+    def comments(self) -> conversation.GitHubComments:
+        return conversation.GitHubComments(self._transport(conversation.COMMENT_PERMISSIONS))
+
+    @cached_property
+    def reactions(self) -> conversation.GitHubReactions:
+        return conversation.GitHubReactions(self._transport(conversation.REACTION_PERMISSIONS))
+
+    @cached_property
+    def permissions(self) -> conversation.GitHubPermissions:
+        return conversation.GitHubPermissions(self._transport(conversation.PERMISSION_PERMISSIONS))
+
+    @cached_property
+    def pulls(self) -> pull_requests.GitHubPulls:
+        return pull_requests.GitHubPulls(
+            self._transport(pull_requests.PULL_PERMISSIONS),
+            self._transport(pull_requests.MERGE_PERMISSIONS),
+        )
+
+    @cached_property
+    def contents(self) -> pull_requests.GitHubContents:
+        return pull_requests.GitHubContents(self._transport(pull_requests.READ_PERMISSIONS))
+
+    @cached_property
+    def refs(self) -> pull_requests.GitHubContents:
+        return pull_requests.GitHubContents(self._transport(pull_requests.REF_PERMISSIONS))
+
+    @cached_property
+    def runs(self) -> actions.GitHubRuns:
+        return actions.GitHubRuns(self._transport(actions.RUN_PERMISSIONS))
+
+    @cached_property
+    def dispatch(self) -> actions.GitHubDispatch:
+        return actions.GitHubDispatch(self._transport(actions.DISPATCH_PERMISSIONS), self.runs)
+
+    @cached_property
+    def artifacts(self) -> artifacts.GitHubArtifacts:
+        return artifacts.GitHubArtifacts(self._transport(artifacts.PERMISSIONS))
+
+    def git_token(self, *, write: bool = False) -> str:
+        """A token for git over HTTPS (pass it through GIT_ASKPASS, never in a URL)."""
+        transport = self._transport({"contents": "write" if write else "read"})
+        return transport._token()

@@ -1,0 +1,195 @@
+"""The narrow ports the rest of ODW sees: one small Protocol per use.
+
+Each is implemented in this package on PyGithub and by hand-rolled fakes in
+tests; values crossing the boundary are plain frozen dataclasses, never
+PyGithub objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class CheckAction:
+    """A button on a check run (at most 3; label and identifier ≤ 20 characters)."""
+
+    label: str
+    description: str
+    identifier: str
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    id: int
+    name: str
+    head_sha: str
+    status: str
+    conclusion: str | None
+    external_id: str | None
+    title: str | None
+    summary: str | None
+    details_url: str | None
+    html_url: str | None
+
+
+@dataclass(frozen=True)
+class Comment:
+    id: int
+    body: str
+    author: str
+    author_type: str
+    html_url: str
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    number: int
+    state: str
+    draft: bool
+    merged: bool
+    title: str
+    body: str
+    head_ref: str
+    head_sha: str
+    base_ref: str
+    html_url: str
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    sha: str
+    merged: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    id: int
+    name: str
+    display_title: str
+    event: str
+    status: str
+    conclusion: str | None
+    run_attempt: int
+    head_branch: str | None
+    head_sha: str
+    path: str
+    html_url: str
+
+
+@dataclass(frozen=True)
+class WorkflowJob:
+    id: int
+    name: str
+    status: str
+    conclusion: str | None
+    html_url: str
+
+
+@dataclass(frozen=True)
+class DispatchedRun:
+    """A dispatched workflow run; `found_by` says how its id was learned."""
+
+    run_id: int
+    html_url: str
+    found_by: str  # "return_run_details" or "run-name token"
+
+
+@dataclass(frozen=True)
+class Artifact:
+    id: int
+    name: str
+    size_in_bytes: int
+    expired: bool
+
+
+@dataclass(frozen=True)
+class Permission:
+    """A collaborator's permission (`admin`, `write`, `read`, `none`) and role name."""
+
+    permission: str
+    role_name: str
+
+
+@dataclass(frozen=True)
+class CheckRunFields:
+    """What a check run create or update sends; None leaves a field alone."""
+
+    status: str | None = None
+    conclusion: str | None = None
+    title: str | None = None
+    summary: str | None = None
+    text: str | None = None
+    details_url: str | None = None
+    external_id: str | None = None
+    actions: Sequence[CheckAction] = field(default_factory=tuple)
+
+
+class Checks(Protocol):
+    def create_check_run(self, name: str, head_sha: str, fields: CheckRunFields) -> CheckRun: ...
+    def update_check_run(self, check_run_id: int, fields: CheckRunFields) -> CheckRun: ...
+    def check_runs_for_ref(self, ref: str, name: str | None = None) -> list[CheckRun]: ...
+
+
+class Comments(Protocol):
+    def list_comments(self, number: int) -> list[Comment]: ...
+    def create_comment(self, number: int, body: str) -> Comment: ...
+    def edit_comment(self, comment_id: int, body: str) -> Comment: ...
+    def find_marked_comment(self, number: int, marker: str, author: str) -> Comment | None: ...
+
+
+class Reactions(Protocol):
+    def react_to_comment(self, comment_id: int, content: str) -> None: ...
+
+
+class Permissions(Protocol):
+    def permission_of(self, username: str) -> Permission: ...
+
+
+class Pulls(Protocol):
+    def create_pull(
+        self, head: str, base: str, title: str, body: str, *, draft: bool = True
+    ) -> PullRequest: ...
+    def get_pull(self, number: int) -> PullRequest: ...
+    def find_pull(self, head: str, base: str) -> PullRequest | None: ...
+    def update_pull(
+        self,
+        number: int,
+        *,
+        title: str | None = None,
+        body: str | None = None,
+        state: str | None = None,
+    ) -> PullRequest: ...
+    def merge_pull(
+        self, number: int, sha: str, *, title: str | None = None, message: str | None = None
+    ) -> MergeResult: ...
+
+
+class Contents(Protocol):
+    def file_at(self, path: str, sha: str) -> bytes | None: ...
+    def branch_sha(self, branch: str) -> str | None: ...
+    def create_branch(self, branch: str, sha: str) -> None: ...
+    def move_branch(self, branch: str, sha: str, *, force: bool = False) -> None: ...
+
+
+class Dispatch(Protocol):
+    def dispatch(
+        self, workflow: str, ref: str, inputs: Mapping[str, str], token: str
+    ) -> DispatchedRun: ...
+
+
+class Runs(Protocol):
+    def get_run(self, run_id: int) -> WorkflowRun: ...
+    def list_runs(
+        self, workflow: str, *, branch: str | None = None, event: str | None = None
+    ) -> list[WorkflowRun]: ...
+    def list_jobs(self, run_id: int) -> list[WorkflowJob]: ...
+
+
+class Artifacts(Protocol):
+    def list_artifacts(self, run_id: int) -> list[Artifact]: ...
+    def download_artifact(self, artifact: Artifact, dest: Path, max_bytes: int) -> list[Path]: ...

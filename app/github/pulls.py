@@ -1,0 +1,174 @@
+"""Pull requests, and contents and refs at pinned SHAs."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from github.GithubObject import NotSet
+
+from app.github.errors import GitHubError, HeadMoved, NotFound, NotMergeable, Unprocessable
+from app.github.ports import MergeResult, PullRequest
+from app.github.transport import Transport
+
+PULL_PERMISSIONS = {"pull_requests": "write", "contents": "read"}
+MERGE_PERMISSIONS = {"pull_requests": "write", "contents": "write"}
+READ_PERMISSIONS = {"contents": "read"}
+REF_PERMISSIONS = {"contents": "write"}
+
+
+def _pull(data: dict[str, Any]) -> PullRequest:
+    return PullRequest(
+        number=int(data["number"]),
+        state=data["state"],
+        draft=bool(data.get("draft")),
+        merged=bool(data.get("merged") or data.get("merged_at")),
+        title=data.get("title") or "",
+        body=data.get("body") or "",
+        head_ref=data["head"]["ref"],
+        head_sha=data["head"]["sha"],
+        base_ref=data["base"]["ref"],
+        html_url=data.get("html_url", ""),
+    )
+
+
+class GitHubPulls:
+    def __init__(self, transport: Transport, merging: Transport | None = None) -> None:
+        self._t = transport
+        self._merging = merging or transport  # merging needs `contents: write` too
+
+    def create_pull(
+        self, head: str, base: str, title: str, body: str, *, draft: bool = True
+    ) -> PullRequest:
+        return self._t.call(
+            "pulls.create",
+            lambda: _pull(
+                self._t.repo.create_pull(
+                    base=base, head=head, title=title, body=body, draft=draft
+                ).raw_data
+            ),
+            kind="create",
+            reread=lambda: self.find_pull(head, base),
+        )
+
+    def get_pull(self, number: int) -> PullRequest:
+        return self._t.call(
+            "pulls.get", lambda: _pull(self._t.request("GET", f"/pulls/{number}")[1])
+        )
+
+    def find_pull(self, head: str, base: str) -> PullRequest | None:
+        owner = self._t.repository.split("/", 1)[0]
+
+        def find() -> PullRequest | None:
+            _, data = self._t.request(
+                "GET",
+                "/pulls",
+                params={"head": f"{owner}:{head}", "base": base, "state": "all", "per_page": 10},
+            )
+            pulls = [_pull(p) for p in data or []]
+            open_first = sorted(pulls, key=lambda p: (p.state != "open", -p.number))
+            return open_first[0] if open_first else None
+
+        return self._t.call("pulls.find", find)
+
+    def update_pull(
+        self,
+        number: int,
+        *,
+        title: str | None = None,
+        body: str | None = None,
+        state: str | None = None,
+    ) -> PullRequest:
+        changes = {k: v for k, v in (("title", title), ("body", body), ("state", state)) if v}
+
+        def update() -> PullRequest:
+            return _pull(self._t.request("PATCH", f"/pulls/{number}", body=changes)[1])
+
+        return self._t.call("pulls.update", update, kind="update")
+
+    def merge_pull(
+        self, number: int, sha: str, *, title: str | None = None, message: str | None = None
+    ) -> MergeResult:
+        """Squash-merge exactly `sha`; 405 (not mergeable) and 409 (head moved) are typed."""
+
+        def merge() -> MergeResult:
+            status = self._merging.repo.get_pull(number).merge(
+                commit_title=title or NotSet,
+                commit_message=message or NotSet,
+                merge_method="squash",
+                sha=sha,
+            )
+            return MergeResult(status.sha, status.merged, status.message)
+
+        def merged_already() -> MergeResult | None:
+            _, data = self._merging.request("GET", f"/pulls/{number}")
+            if data.get("merged") and data.get("merge_commit_sha"):
+                return MergeResult(data["merge_commit_sha"], True, "merged (found on re-read)")
+            return None
+
+        try:
+            return self._merging.call("pulls.merge", merge, kind="update", reread=merged_already)
+        except GitHubError as exc:
+            if exc.status == 405:
+                raise NotMergeable(exc.operation, 405, exc.reason) from None
+            if exc.status == 409:
+                raise HeadMoved(exc.operation, 409, exc.reason) from None
+            raise
+
+
+class GitHubContents:
+    def __init__(self, transport: Transport) -> None:
+        self._t = transport
+
+    def file_at(self, path: str, sha: str) -> bytes | None:
+        """A file's bytes at a pinned commit, or None when it does not exist there."""
+
+        def read() -> bytes:
+            content = self._t.repo.get_contents(path, ref=sha)
+            if isinstance(content, list):
+                raise NotFound("contents.get", 404, f"{path} is a directory")
+            if content.encoding == "base64" and content.content is not None:
+                return base64.b64decode(content.content)
+            return content.decoded_content
+
+        try:
+            return self._t.call("contents.get", read)
+        except NotFound:
+            return None
+
+    def branch_sha(self, branch: str) -> str | None:
+        def read() -> str:
+            _, data = self._t.request("GET", f"/git/ref/heads/{branch}")
+            return str(data["object"]["sha"])
+
+        try:
+            return self._t.call("refs.get", read)
+        except NotFound:
+            return None
+
+    def create_branch(self, branch: str, sha: str) -> None:
+        """Create `branch` at `sha`; done already (after a crash or a lost answer)
+        counts as done, a branch elsewhere is an error."""
+
+        def there() -> bool | None:
+            return True if self.branch_sha(branch) == sha else None
+
+        try:
+            self._t.call(
+                "refs.create",
+                lambda: bool(self._t.repo.create_git_ref(f"refs/heads/{branch}", sha)),
+                kind="update",
+                reread=there,
+            )
+        except Unprocessable:
+            if there() is None:
+                raise
+
+    def move_branch(self, branch: str, sha: str, *, force: bool = False) -> None:
+        self._t.call(
+            "refs.update",
+            lambda: self._t.request(
+                "PATCH", f"/git/refs/heads/{branch}", body={"sha": sha, "force": force}
+            ),
+            kind="update",
+        )

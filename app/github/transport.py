@@ -1,0 +1,276 @@
+"""One installation's PyGithub handle for one repository and permission set,
+with ODW's retry layer, content budget and request counting around every call.
+
+PyGithub is built with `retry=None` and no throttling of its own, so this is
+the only place that waits. A write that may have reached GitHub (a timeout, a
+dropped connection, a 5xx after sending) is re-read before it is sent again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+import requests
+from github import Auth, Github, GithubException
+
+from app.github.auth import AppCredentials, InstallationToken, TokenCache, parse_expiry
+from app.github.budget import ContentBudget
+from app.github.errors import (
+    GitHubUnavailable,
+    RateLimited,
+    WriteOutcomeUnknown,
+    for_status,
+)
+from app.github.metrics import RequestCounter
+from app.github.retry import RetryPolicy, Transience, classify
+from app.github.timing import Clock, Sleeper
+
+log = logging.getLogger("odw.github")
+T = TypeVar("T")
+Kind = Literal["read", "update", "create"]
+USER_AGENT = "odw-github-app"
+TIMEOUT = 30
+
+
+@dataclass
+class Context:
+    """What every transport of one App shares."""
+
+    api_url: str
+    credentials: AppCredentials
+    tokens: TokenCache
+    policy: RetryPolicy
+    clock: Clock
+    sleeper: Sleeper
+    budget: ContentBudget
+    counter: RequestCounter
+    timeout: int = TIMEOUT
+    _current: threading.local = field(default_factory=threading.local)
+
+    def operation(self) -> tuple[int, str]:
+        return getattr(self._current, "op", (0, "unattributed"))
+
+    def set_operation(self, installation_id: int, operation: str) -> None:
+        self._current.op = (installation_id, operation)
+
+
+class _HeaderAuth(Auth.Auth):
+    """Supplies the Authorization header per request and counts the request."""
+
+    def __init__(self, kind: str, supplier: Callable[[], str], ctx: Context) -> None:
+        self._kind = kind
+        self._supplier = supplier
+        self._ctx = ctx
+        self.last_token = ""
+
+    @property
+    def token_type(self) -> str:
+        return self._kind
+
+    @property
+    def token(self) -> str:
+        return self._supplier()
+
+    def authentication(self, headers: dict[str, Any]) -> None:
+        self._ctx.counter.add(*self._ctx.operation())
+        self.last_token = self.token
+        headers["Authorization"] = f"{self._kind} {self.last_token}"
+
+    @property
+    def _masked_token(self) -> str:
+        return f"{self._kind} (removed)"
+
+
+def _github(ctx: Context, auth: Auth.Auth) -> Github:
+    return Github(
+        auth=auth,
+        base_url=ctx.api_url,
+        timeout=ctx.timeout,
+        user_agent=USER_AGENT,
+        per_page=100,
+        retry=None,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+        lazy=True,
+    )
+
+
+def _message(data: Any) -> str:
+    if isinstance(data, dict):
+        text = str(data.get("message", ""))
+        errors = data.get("errors")
+        return f"{text} {errors}" if errors else text
+    return ""
+
+
+def _next_link(headers: Mapping[str, Any]) -> str | None:
+    link = {k.lower(): v for k, v in headers.items()}.get("link", "")
+    for part in str(link).split(","):
+        if 'rel="next"' in part:
+            return part.split(";")[0].strip().strip("<>")
+    return None
+
+
+def _may_have_been_sent(exc: requests.RequestException) -> bool:
+    if isinstance(exc, requests.ConnectTimeout):
+        return False
+    return "NewConnectionError" not in repr(exc) and "Connection refused" not in repr(exc)
+
+
+def run(
+    ctx: Context,
+    installation_id: int,
+    operation: str,
+    fn: Callable[[], T],
+    *,
+    kind: Kind = "read",
+    reread: Callable[[], T | None] | None = None,
+    on_unauthorized: Callable[[], None] | None = None,
+) -> T:
+    """Call `fn` under the retry policy; typed errors for what is not transient.
+
+    A create, or any call given `reread`, is re-read after a failure that may
+    have reached GitHub, and only sent again when the re-read finds nothing."""
+    attempt = 0
+    while True:
+        attempt += 1
+        if kind == "create":
+            ctx.budget.acquire(installation_id)
+        ctx.set_operation(installation_id, operation)
+        sent_maybe = False
+        try:
+            return fn()
+        except GithubException as exc:
+            status, headers, message = exc.status, dict(exc.headers or {}), _message(exc.data)
+            sent_maybe = status >= 500
+        except requests.RequestException as exc:
+            status, headers, message = 0, {}, type(exc).__name__
+            sent_maybe = _may_have_been_sent(exc)
+        transience = classify(status, headers, message)
+        if status == 401 and on_unauthorized:
+            on_unauthorized()
+        if transience is Transience.PERMANENT:
+            raise for_status(operation, status, message) from None
+        if sent_maybe and (kind == "create" or reread is not None):
+            if reread is None:
+                raise WriteOutcomeUnknown(operation, status, message) from None
+            found = run(ctx, installation_id, f"{operation}:reread", reread)
+            if found is not None:
+                return found
+        wait = ctx.policy.wait(transience, attempt, headers, ctx.clock.now())
+        if wait is None:
+            error = (
+                RateLimited
+                if transience in (Transience.PRIMARY_LIMIT, Transience.SECONDARY_LIMIT)
+                else GitHubUnavailable
+            )
+            raise error(operation, status, f"{transience.value}, gave up: {message}") from None
+        log.warning(
+            "github %s: %s (%s); retrying in %.1fs",
+            operation,
+            transience.value,
+            status or message,
+            wait,
+            extra={"installation": installation_id, "attempt": attempt},
+        )
+        ctx.sleeper.sleep(wait)
+
+
+class Transport:
+    """PyGithub for one installation, repository and permission set."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        installation_id: int,
+        repository: str,
+        permissions: Mapping[str, str],
+    ) -> None:
+        self.ctx = ctx
+        self.installation_id = installation_id
+        self.repository = repository
+        self.permissions = dict(permissions)
+        self._auth = _HeaderAuth("token", self._token, ctx)
+        self.github = _github(ctx, self._auth)
+        self.repo = self.github.get_repo(repository)  # lazy: no request
+
+    def _token(self) -> str:
+        return self.ctx.tokens.get(
+            self.ctx.api_url,
+            self.installation_id,
+            self.repository,
+            self.permissions,
+            self._mint,
+        )
+
+    def _mint(
+        self, installation_id: int, repository: str, permissions: Mapping[str, str]
+    ) -> InstallationToken:
+        ctx = self.ctx
+        app = _github(ctx, _HeaderAuth("Bearer", lambda: ctx.credentials.jwt(ctx.clock.now()), ctx))
+        body = {"repositories": [repository.split("/", 1)[1]], "permissions": dict(permissions)}
+        saved = ctx.operation()
+
+        def request() -> InstallationToken:
+            _, data = app.requester.requestJsonAndCheck(
+                "POST", f"/app/installations/{installation_id}/access_tokens", input=body
+            )
+            return InstallationToken(data["token"], parse_expiry(data["expires_at"]))
+
+        try:
+            return run(ctx, installation_id, "installation_token", request)
+        finally:
+            ctx.set_operation(*saved)
+
+    def call(
+        self,
+        operation: str,
+        fn: Callable[[], T],
+        *,
+        kind: Kind = "read",
+        reread: Callable[[], T | None] | None = None,
+    ) -> T:
+        return run(
+            self.ctx,
+            self.installation_id,
+            operation,
+            fn,
+            kind=kind,
+            reread=reread,
+            on_unauthorized=lambda: self.ctx.tokens.drop(self._auth.last_token),
+        )
+
+    def paginate(self, suffix: str, key: str | None = None) -> list[Any]:
+        """Every item of a listing, 100 a page, following GitHub's `Link: rel="next"`."""
+        items: list[Any] = []
+        url: str | None = self.path(suffix)
+        params: dict[str, Any] | None = {"per_page": 100}
+        while url:
+            headers, data = self.github.requester.requestJsonAndCheck("GET", url, parameters=params)
+            items.extend((data or {}).get(key, []) if key else (data or []))
+            url = _next_link(headers)
+            params = None
+        return items
+
+    def path(self, suffix: str) -> str:
+        """A repository URL under the configured API root (PyGithub adds the prefix)."""
+        return f"/repos/{self.repository}{suffix}"
+
+    def request(
+        self,
+        verb: str,
+        suffix: str,
+        *,
+        body: Any | None = None,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[dict[str, Any], Any]:
+        """One REST request through PyGithub's requester (for calls PyGithub's
+        objects would make in two requests, or that need conditional headers)."""
+        return self.github.requester.requestJsonAndCheck(
+            verb, self.path(suffix), parameters=params, headers=headers, input=body
+        )

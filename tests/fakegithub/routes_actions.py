@@ -1,0 +1,244 @@
+"""Actions: workflow_dispatch (with or without `return_run_details`), runs,
+jobs and artifacts, and the artifact storage host the zip route redirects to."""
+
+from __future__ import annotations
+
+import io
+import re
+import secrets
+import threading
+import zipfile
+import zlib
+from typing import Any
+
+import yaml
+from werkzeug.wrappers import Request, Response
+
+from tests.fakegithub import state as s
+from tests.fakegithub.routes import repo_of
+from tests.fakegithub.server import Call, FakeGitHub, Reply, error, route
+
+STORAGE_TTL = 60.0
+
+
+def workflow_id(name: str) -> int:
+    return zlib.crc32(name.encode()) % 10_000_000 + 1
+
+
+def _workflow(fake: FakeGitHub, repo: s.Repository, ident: str, sha: str) -> tuple[str, dict]:
+    names = repo.git.git("ls-tree", "--name-only", f"{sha}:.github/workflows", check=False)
+    for name in names.splitlines():
+        if ident in (name, str(workflow_id(name))):
+            blob = repo.git.show(sha, f".github/workflows/{name}") or b""
+            return name, yaml.safe_load(blob) or {}
+    raise error(404, "Not Found")
+
+
+def _triggers(doc: dict) -> dict:
+    on = doc.get("on", doc.get(True, {}))
+    if isinstance(on, str):
+        return {on: {}}
+    if isinstance(on, list):
+        return {k: {} for k in on}
+    return on or {}
+
+
+def _render(template: str, inputs: dict[str, str], ref: str) -> str:
+    def value(match: re.Match[str]) -> str:
+        expr = match.group(1).strip()
+        if expr.startswith("inputs."):
+            return inputs.get(expr[len("inputs.") :], "")
+        if expr in ("github.ref_name", "github.head_ref"):
+            return ref
+        return ""
+
+    return re.sub(r"\$\{\{(.*?)\}\}", value, template)
+
+
+@route("POST", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches")
+def dispatch(fake: FakeGitHub, call: Call) -> Reply:
+    repo = repo_of(fake, call)
+    body = call.body
+    if fake.ghes and "return_run_details" in body:
+        raise error(422, 'Invalid request.\n\n"return_run_details" is not a permitted key.')
+    ref = body["ref"].removeprefix("refs/heads/")
+    sha = repo.git.sha(f"refs/heads/{ref}") or repo.git.sha(f"refs/tags/{ref}")
+    if sha is None:
+        raise error(422, f"No ref found for: {ref}")
+    name, doc = _workflow(fake, repo, call.params["workflow_id"], sha)
+    triggers = _triggers(doc)
+    if "workflow_dispatch" not in triggers:
+        raise error(422, "Workflow does not have 'workflow_dispatch' trigger")
+    declared = (triggers["workflow_dispatch"] or {}).get("inputs") or {}
+    given = {k: str(v) for k, v in (body.get("inputs") or {}).items()}
+    for key in given:
+        if key not in declared:
+            raise error(422, f'Unexpected inputs provided: ["{key}"]')
+    inputs = {}
+    for key, spec in declared.items():
+        spec = spec or {}
+        value = given.get(key, "" if spec.get("default") is None else str(spec["default"]))
+        if spec.get("required") and not value:
+            raise error(422, f"Required input '{key}' not provided")
+        if spec.get("type") == "choice" and value not in [str(o) for o in spec.get("options", [])]:
+            raise error(
+                422, f"Provided value '{value}' for input '{key}' not in the list of allowed values"
+            )
+        inputs[key] = value
+    title = _render(str(doc.get("run-name") or doc.get("name") or name), inputs, ref)
+    run = s.WorkflowRun(
+        fake.next_id(),
+        repo.full_name,
+        name,
+        workflow_id(name),
+        str(doc.get("name") or name),
+        title,
+        ref,
+        sha,
+        inputs,
+        "workflow_dispatch",
+        fake.now(),
+    )
+    run.jobs.append(s.Job(fake.next_id(), "stage"))
+    with fake.lock:
+        fake.runs[run.id] = run
+    fake.webhooks.send("workflow_run", "requested", run=run)
+    for hook in list(fake.on_dispatch):
+        threading.Thread(target=hook, args=(run,), daemon=True).start()
+    if body.get("return_run_details"):
+        data = {
+            "workflow_run_id": run.id,
+            "run_url": f"{fake.api_url}/repos/{repo.full_name}/actions/runs/{run.id}",
+            "html_url": f"{fake.host_url}/{repo.full_name}/actions/runs/{run.id}",
+        }
+        return Reply(200, data)
+    return Reply(204)
+
+
+def run_of(fake: FakeGitHub, call: Call) -> s.WorkflowRun:
+    repo = repo_of(fake, call)
+    run = fake.runs.get(call.int("run_id"))
+    if run is None or run.repo != repo.full_name:
+        raise error(404, "Not Found")
+    return run
+
+
+@route("GET", "/repos/{owner}/{repo}/actions/runs/{run_id}")
+def get_run(fake: FakeGitHub, call: Call) -> Reply:
+    return Reply(200, fake.shapes.workflow_run(run_of(fake, call)))
+
+
+@route("GET", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs")
+def list_runs(fake: FakeGitHub, call: Call) -> Reply:
+    repo = repo_of(fake, call)
+    ident = call.params["workflow_id"]
+    runs = [
+        r
+        for r in fake.runs.values()
+        if r.repo == repo.full_name and ident in (r.workflow, str(r.workflow_id))
+    ]
+    for field, attr in (("branch", "ref"), ("event", "event"), ("status", "status")):
+        if field in call.query:
+            runs = [r for r in runs if getattr(r, attr) == call.query[field]]
+    runs.sort(key=lambda r: -r.id)
+    per_page = int(call.query.get("per_page", 30))
+    shown = [fake.shapes.workflow_run(r) for r in runs[:per_page]]
+    return Reply(200, {"total_count": len(runs), "workflow_runs": shown})
+
+
+@route("GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs")
+def list_jobs(fake: FakeGitHub, call: Call) -> Reply:
+    run = run_of(fake, call)
+    jobs = [fake.shapes.job(run, j) for j in run.jobs]
+    return Reply(200, {"total_count": len(jobs), "jobs": jobs})
+
+
+@route("GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts")
+def list_artifacts(fake: FakeGitHub, call: Call) -> Reply:
+    run = run_of(fake, call)
+    items = [fake.shapes.artifact(run, a) for a in run.artifacts]
+    return Reply(200, {"total_count": len(items), "artifacts": items})
+
+
+@route("GET", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}")
+def download_artifact(fake: FakeGitHub, call: Call) -> Reply:
+    repo = repo_of(fake, call)
+    artifact = fake.artifacts.get(call.int("artifact_id"))
+    if artifact is None or fake.runs[artifact.run_id].repo != repo.full_name:
+        raise error(404, "Not Found")
+    if call.params["archive_format"] != "zip":
+        raise error(404, "Not Found")
+    signature = secrets.token_urlsafe(16)
+    with fake.lock:
+        fake.storage[signature] = (artifact.id, fake.now() + STORAGE_TTL)
+    return Reply(302, None, {"Location": f"{fake.storage_url}/{signature}"})
+
+
+def storage(fake: FakeGitHub, request: Request) -> Response:
+    """The signed-URL host: refuses an Authorization header, expires after a minute."""
+    if request.headers.get("Authorization"):
+        fake._violation(f"GET {request.path}: a token was sent to the artifact storage host")
+        return Response("Authorization header is not allowed on a signed URL", 400)
+    signature = request.path.rsplit("/", 1)[-1]
+    entry = fake.storage.get(signature)
+    if entry is None or entry[1] < fake.now():
+        return Response("AuthenticationFailed: the signed URL expired", 403)
+    artifact = fake.artifacts[entry[0]]
+    return Response(artifact.data, 200, content_type="application/zip")
+
+
+# -- what the runner side does (test controls) -----------------------------------------
+
+
+def zip_files(files: dict[str, bytes | str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def start_run(fake: FakeGitHub, run_id: int) -> None:
+    run = fake.runs[run_id]
+    with fake.lock:
+        run.status = "in_progress"
+        for job in run.jobs:
+            job.status = "in_progress"
+    fake.webhooks.send("workflow_run", "in_progress", run=run)
+    for job in run.jobs:
+        fake.webhooks.send("workflow_job", "in_progress", run=run, job=job)
+
+
+def upload_artifact(fake: FakeGitHub, run_id: int, name: str, data: bytes) -> s.Artifact:
+    run = fake.runs[run_id]
+    artifact = s.Artifact(fake.next_id(), run_id, name, data, fake.now())
+    with fake.lock:
+        run.artifacts = [a for a in run.artifacts if a.name != name] + [artifact]
+        fake.artifacts[artifact.id] = artifact
+    return artifact
+
+
+def complete_run(fake: FakeGitHub, run_id: int, conclusion: str) -> None:
+    run = fake.runs[run_id]
+    with fake.lock:
+        for job in run.jobs:
+            job.status, job.conclusion = "completed", conclusion
+        run.status, run.conclusion = "completed", conclusion
+    for job in run.jobs:
+        fake.webhooks.send("workflow_job", "completed", run=run, job=job)
+    fake.webhooks.send("workflow_run", "completed", run=run)
+
+
+def rerun(fake: FakeGitHub, run_id: int) -> None:
+    run = fake.runs[run_id]
+    with fake.lock:
+        run.run_attempt += 1
+        run.status, run.conclusion = "queued", None
+        run.artifacts = []
+        for job in run.jobs:
+            job.status, job.conclusion = "queued", None
+    fake.webhooks.send("workflow_run", "requested", run=run)
+
+
+def run_controls() -> dict[str, Any]:
+    return {"start": start_run, "complete": complete_run, "rerun": rerun}

@@ -1,0 +1,138 @@
+"""What the fake GitHub holds. Tests assert on these records, not on calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.fakegithub.gitrepo import BareRepo
+
+
+@dataclass
+class Installation:
+    id: int
+    account: str
+    repositories: list[str]
+    permissions: dict[str, str]
+
+
+@dataclass
+class Token:
+    token: str
+    installation_id: int
+    repositories: list[str] | None
+    permissions: dict[str, str]
+    expires_at: float
+
+
+@dataclass
+class Repository:
+    id: int
+    owner: str
+    name: str
+    default_branch: str
+    git: BareRepo
+    installation_id: int | None = None
+    collaborators: dict[str, str] = field(default_factory=dict)  # login -> role name
+    next_number: int = 1
+    issues: set[int] = field(default_factory=set)
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+
+@dataclass
+class PullRequest:
+    id: int
+    repo: str
+    number: int
+    title: str
+    body: str
+    head: str
+    base: str
+    draft: bool
+    user: str
+    state: str = "open"
+    merged: bool = False
+    merge_commit_sha: str | None = None
+    created_at: float = 0.0
+
+
+@dataclass
+class Comment:
+    id: int
+    repo: str
+    number: int
+    body: str
+    user: str
+    user_type: str
+    created_at: float
+    updated_at: float
+    reactions: list[tuple[str, str]] = field(default_factory=list)  # (login, content)
+    edits: int = 0
+
+
+@dataclass
+class CheckRun:
+    id: int
+    repo: str
+    name: str
+    head_sha: str
+    status: str
+    conclusion: str | None
+    external_id: str
+    details_url: str | None
+    output: dict[str, Any]
+    actions: list[dict[str, str]]
+    started_at: float
+    completed_at: float | None = None
+    updates: int = 0
+
+
+@dataclass
+class Artifact:
+    id: int
+    run_id: int
+    name: str
+    data: bytes
+    created_at: float
+
+
+@dataclass
+class Job:
+    id: int
+    name: str
+    status: str = "queued"
+    conclusion: str | None = None
+
+
+@dataclass
+class WorkflowRun:
+    id: int
+    repo: str
+    workflow: str  # file name under .github/workflows
+    workflow_id: int
+    name: str
+    display_title: str
+    ref: str
+    head_sha: str
+    inputs: dict[str, str]
+    event: str
+    created_at: float
+    status: str = "queued"
+    conclusion: str | None = None
+    run_attempt: int = 1
+    jobs: list[Job] = field(default_factory=list)
+    artifacts: list[Artifact] = field(default_factory=list)
+
+
+@dataclass
+class Delivery:
+    id: str
+    event: str
+    action: str | None
+    payload: dict[str, Any]
+    status: int | None = None  # the receiver's last answer, None when not sent
+    dropped: bool = False
+    answers: list[str] = field(default_factory=list)  # every answer body, in order

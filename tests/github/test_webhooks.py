@@ -1,0 +1,175 @@
+"""The fake's webhooks: valid against @octokit/webhooks-schemas, signed, and
+accepted by ODW's own webhook endpoint; drops and duplicates on demand."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft7Validator
+from werkzeug.serving import make_server
+
+from app.github.client import RepositoryClient
+from app.github.ports import CheckAction, CheckRunFields
+from app.settings import Settings
+from app.store import Store
+from app.web import create_app
+from tests.fakegithub import FakeGitHub
+from tests.fakegithub.oracles import WEBHOOK_EXAMPLES, WEBHOOK_SCHEMAS, require_oracle
+from tests.fakegithub.state import Repository
+from tests.github.conftest import REPO
+
+SECRET = "fake-to-odw-secret"
+
+
+@cache
+def _definitions(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def schema_errors(event: str, action: str | None, payload: dict[str, Any]) -> list[str]:
+    schema = _definitions(require_oracle(WEBHOOK_SCHEMAS))
+    name = f"{event}${action or 'event'}"
+    if name not in schema["definitions"]:
+        return [f"no schema {name}"]
+    validator = Draft7Validator({"$ref": f"#/definitions/{name}", **schema})
+    return [
+        f"{name} {'/'.join(map(str, e.absolute_path))}: {e.message}"
+        for e in validator.iter_errors(payload)
+    ][:5]
+
+
+def _lifecycle(client: RepositoryClient, fake: FakeGitHub, repo: Repository) -> None:
+    """One task's worth of GitHub traffic: every event ODW listens to."""
+    base = repo.git.sha("refs/heads/main") or ""
+    client.refs.create_branch("roadmap-1-1", base)
+    head = repo.git.commit_files("roadmap-1-1", {"f.txt": "1"}, "work", parent=base)
+    pull = client.pulls.create_pull("roadmap-1-1", "main", "1.1 First task", "body")
+    client.pulls.update_pull(pull.number, body="updated")
+    check = client.checks.create_check_run(
+        "ODW · 1.1",
+        head,
+        CheckRunFields(
+            status="in_progress", title="running", summary="s", external_id="e",
+            actions=[CheckAction("Retry", "Run it again", "retry")],
+        ),
+    )  # fmt: skip
+    fake.click_check_run_action(check.id, "retry", "octo")
+    client.checks.update_check_run(check.id, CheckRunFields(conclusion="success"))
+    comment = client.comments.create_comment(pull.number, "status")
+    client.comments.edit_comment(comment.id, "status, edited")
+    fake.comment_as("octo", REPO, pull.number, "/odw retry 1.1")
+    inputs = {"stage": "plan", "task": "1.1", "token": "t1"}
+    run = client.dispatch.dispatch("odw-stage.yml", "roadmap-1-1", inputs, "t1")
+    fake.start_run(run.run_id)
+    fake.complete_run(run.run_id, "success")
+    fake.pulls[(REPO, pull.number)].draft = False
+    client.pulls.merge_pull(pull.number, head)
+
+
+EXPECTED = {
+    ("installation", "created"), ("push", None), ("pull_request", "opened"),
+    ("pull_request", "edited"), ("pull_request", "closed"), ("check_run", "created"),
+    ("check_run", "requested_action"), ("check_run", "completed"),
+    ("issue_comment", "created"), ("issue_comment", "edited"),
+    ("workflow_run", "requested"), ("workflow_run", "in_progress"),
+    ("workflow_run", "completed"), ("workflow_job", "in_progress"),
+    ("workflow_job", "completed"),
+}  # fmt: skip
+
+
+def test_every_webhook_the_fake_sends_validates_against_githubs_schemas(
+    client: RepositoryClient, fake: FakeGitHub, repo: Repository
+) -> None:
+    require_oracle(WEBHOOK_EXAMPLES)
+    _lifecycle(client, fake, repo)
+    sent = {(d.event, d.action) for d in fake.webhooks.deliveries}
+    assert sent >= EXPECTED
+    problems = [
+        problem
+        for d in fake.webhooks.deliveries
+        for problem in schema_errors(d.event, d.action, d.payload)
+    ]
+    assert "\n".join(problems) == ""
+    foreign = sorted(
+        {
+            f"{key}={value}"
+            for d in fake.webhooks.deliveries
+            for key, value in _url_fields(d.payload)
+            if not value.startswith(fake.host_url)
+        }
+    )
+    assert foreign == []
+
+
+def _url_fields(node: Any) -> Iterator[tuple[str, str]]:
+    """Every `url` / `*_url` field a client follows (avatars are images; an App's
+    `external_url` is its homepage, chosen by its owner)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(value, str) and value.startswith("http"):
+                if (key == "url" or key.endswith("_url")) and key not in (
+                    "avatar_url",
+                    "external_url",
+                ):
+                    yield key, value
+            else:
+                yield from _url_fields(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _url_fields(value)
+
+
+@pytest.fixture
+def odw(tmp_path: Path) -> Iterator[tuple[str, Store]]:
+    """ODW's real webhook endpoint, served on loopback."""
+    store = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}")
+    settings = Settings(webhook_secret=SECRET, data_dir=tmp_path)  # type: ignore[arg-type]
+    server = make_server("127.0.0.1", 0, create_app(settings, store), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/webhooks", store
+    finally:
+        server.shutdown()
+        store.close()
+
+
+def test_signed_deliveries_are_accepted_by_odw_and_drops_and_duplicates_happen_on_demand(
+    client: RepositoryClient,
+    fake: FakeGitHub,
+    repo: Repository,
+    odw: tuple[str, Store],
+) -> None:
+    url, store = odw
+    fake.webhooks.url, fake.webhooks.secret = url, SECRET
+    fake.webhooks.drop_next(1)
+    first = fake.comment_as("octo", REPO, fake.open_issue(REPO), "/odw status")
+    fake.webhooks.duplicate_next(1)
+    second = fake.comment_as("octo", REPO, fake.open_issue(REPO), "/odw help")
+    fake.webhooks.flush()
+    dropped, duplicated = fake.webhooks.deliveries[-2:]
+    assert dropped.dropped and dropped.status is None
+    assert duplicated.status == 202
+    assert store.inbox.get(dropped.id) is None
+    stored = store.inbox.get(duplicated.id)
+    assert stored is not None and stored.event == "issue_comment"
+    assert [json.loads(a)["status"] for a in duplicated.answers] == ["received", "duplicate"]
+    assert (first.body, second.body) == ("/odw status", "/odw help")
+
+
+def test_a_delivery_signed_with_another_secret_is_refused_by_odw(
+    fake: FakeGitHub, repo: Repository, odw: tuple[str, Store]
+) -> None:
+    url, store = odw
+    fake.webhooks.url, fake.webhooks.secret = url, "not-the-secret"
+    fake.comment_as("octo", REPO, fake.open_issue(REPO), "/odw run")
+    fake.webhooks.flush()
+    (delivery,) = [d for d in fake.webhooks.deliveries if d.event == "issue_comment"]
+    assert delivery.status == 401
+    assert store.inbox.get(delivery.id) is None
