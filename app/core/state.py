@@ -212,7 +212,7 @@ def apply(s: RunState, e: ev.Event) -> None:
     s.version += 1
     if isinstance(e, ev.RunStarted):
         s.run_id, s.base, s.config, s.held = e.run_id, e.base, e.config, tuple(e.held)
-        s.roadmap = parse_roadmap(e.roadmap)
+        s.roadmap = parse_roadmap(e.roadmap, external_met=e.config.external_met)
         s.tasks = _units(s.roadmap)
         s.recovery = Recovery(survivors={v.branch: v for v in e.survivors})
         return
