@@ -6,6 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
+from app.cli.commands import command_help
 from app.cli.errors import UsageError, UserError
 from app.cli.output import print_json
 from app.core.integration import IntegrationReport, halt_detail
@@ -32,7 +33,7 @@ def default_data_dir() -> Path:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "integrate",
-        help="squash-merge a task branch onto the base with fetch-rebase-retry",
+        help=command_help("integrate"),
         description=(
             "Rebase the task branch onto origin/BASE, tick the task in the roadmap, squash it "
             f"into one commit and push it to BASE. Authenticates with ${TOKEN_ENV} through "

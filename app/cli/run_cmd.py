@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.cli.commands import command_help
 from app.cli.errors import UsageError, UserError
 from app.cli.output import print_json, table
 
@@ -20,7 +21,7 @@ from app.cli.output import print_json, table
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "run",
-        help="run the roadmap of a local clone end to end (local mode)",
+        help=command_help("run"),
         description="Select ready roadmap tasks and carry each through plan, design review, "
         "implement, gates, dual review and squash integration, with the agent as a local "
         "subprocess. PATH's origin is the source of truth; PATH's working tree is never "

@@ -18,6 +18,7 @@ from actions.gitwork import DEFAULT_IDENTITY, Identity
 from actions.proctree import enable_subreaper
 from actions.repo_config import load_repo_config
 from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE, StageRequest, StageSetupError, run_stage
+from app.cli.commands import command_help
 from app.cli.errors import UsageError
 from app.core.naming import slug
 from app.core.repo_config import RepoConfig, RepoConfigError
@@ -29,7 +30,7 @@ MAX_CONTEXT_BYTES = 256 * 1024
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "stage",
-        help="run one stage attempt with a coding agent and write its verdict",
+        help=command_help("stage"),
         description="Run the agent for one stage on a checked-out task branch, "
         "judge it by its completion marker, and write verdict.json.",
     )

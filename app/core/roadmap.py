@@ -362,9 +362,9 @@ def _dependency_warnings(roadmap: Roadmap) -> list[Problem]:
             )
         for ref in t.external:
             state = (
-                f"{t.id} stays blocked until `externalMet` in .github/odw.yml lists it"
+                f"{t.id} stays blocked until `config.externalMet` in .github/odw.yml lists it"
                 if ref in t.external_unmet
-                else "declared met by `externalMet`"
+                else "declared met by `config.externalMet`"
             )
             out.append(
                 Problem(

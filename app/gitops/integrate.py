@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from app.core.integration import IntegrationReport
-from app.core.naming import integration_branch
+from app.core.naming import integration_branch, squash_subject
 from app.core.roadmap import parse_roadmap
 from app.core.roadmap_edit import TickError, is_ticked, tick
 from app.gitops.auth import auth_env, check_url
@@ -341,9 +341,8 @@ class _Integration:
         steps.sha = sha
 
     def _message(self) -> str:
-        title = " ".join((self.title or "").split())[:100] or f"roadmap task {self.task_id}"
         return (
-            f"{title} ({self.task_id})\n\n"
+            f"{squash_subject(self.title, self.task_id)}\n\n"
             f"Squash of {self.branch} onto {self.base}.\n\n"
             f"{TASK_TRAILER}: {self.task_id}\n"
             f"{RUN_TRAILER}: {self.run_id}\n"
