@@ -54,6 +54,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument(
+        "--keep-branch",
+        action="store_true",
+        help="keep the task branch on origin after it lands (default: delete it)",
+    )
+    p.add_argument(
         "--run-id",
         default=None,
         metavar="ID",
@@ -92,6 +97,7 @@ def run_integrate(args: argparse.Namespace) -> int:
             data_dir=data_dir,
             token=os.environ.get(TOKEN_ENV) or None,
             push_options=args.push_option,
+            delete_branch=not args.keep_branch,
         )
     except IntegrationInputError as exc:
         raise UsageError(str(exc)) from None
