@@ -49,6 +49,7 @@ _EXTERNAL = re.compile(
     re.VERBOSE,
 )
 _ITEM_RE = re.compile(_ITEM)
+_MAYBE_EXTERNAL = re.compile(r"[A-Z/#]")
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ class Clause:
 
 def clauses(text: str) -> list[str]:
     """Every `Requires` clause in the text, without the leading word."""
+    if "Requires" not in text:
+        return []
     return [m.group("body") for m in _CLAUSE.finditer(text)]
 
 
@@ -76,6 +79,8 @@ def _expand_range(lo: str, hi: str) -> list[str]:
 
 def externals_in(clause: str) -> tuple[list[str], str]:
     """External references as written, and the clause with them blanked out."""
+    if _MAYBE_EXTERNAL.search(clause) is None:
+        return [], clause  # no capital, slash or hash: nothing can name another project
     found: list[str] = []
     kept = list(clause)
     for m in _EXTERNAL.finditer(clause):
