@@ -70,6 +70,8 @@ def run_local(args: argparse.Namespace) -> int:
             _report(result, args, dry=True)
             return exit_code_of(result)
         repo, plan = prepare(request)
+        for cycle in plan.roadmap.errors:  # cycles: they block only their own tasks
+            print(f"odw run: docs/roadmap.md: {cycle.kind}: {cycle.message}", file=sys.stderr)
         interactive = not args.json and sys.stderr.isatty()
         view = ProgressView(enabled=interactive)
 

@@ -36,6 +36,7 @@ def _not_selected(result: dict[str, Any]) -> set[str]:
 def _dry(result: dict[str, Any]) -> list[str]:
     f = result["frontier"]
     lines = [f"dry run on {result['base']}: nothing was written"]
+    lines += [f"roadmap {p['kind']}: {p['message']}" for p in result.get("roadmapErrors", [])]
     if result.get("live"):
         lines.append(f"live: {result['live']['summary']}")
     dispatch = ", ".join(f"{d['task']} ({d['stage']})" for d in f["dispatch"])

@@ -161,6 +161,7 @@ def dry_run(request: Request) -> dict[str, Any]:
         "gates": list(plan.settings.gates),
     }
     result["live"] = _live_json(live, plan.base)
+    result["roadmapErrors"] = [p.to_json() for p in plan.roadmap.errors]
     if live is not None:
         result["halted"] = (
             f"refused: {live.describe(plan.base)}; a run started now would be refused "

@@ -39,3 +39,13 @@ def test_corbusier_task_2_3_3_can_be_scheduled(tmp_path: Path, corpus: Path) -> 
     code, data, stderr = p.run_json("--dry-run", "--task", "2.3.3")
     assert code == 0, stderr
     assert [d["task"] for d in data["frontier"]["dispatch"]] == ["2.3.3"]
+
+
+def test_a_cycle_blocks_only_its_tasks_in_local_mode(tmp_path: Path) -> None:
+    loop = "## 1. W\n\n- [ ] 1.1. A. Requires 1.2.\n- [ ] 1.2. B. Requires 1.1.\n- [ ] 1.3. Free\n"
+    p = make_project(tmp_path, loop)
+    code, data, stderr = p.run_json("--dry-run")
+    assert code == 0, stderr
+    assert [e["kind"] for e in data["roadmapErrors"]] == ["cycle"]
+    assert data["frontier"]["ready"] == ["1.3"]
+    assert [b["id"] for b in data["frontier"]["blocked"]] == ["1.1", "1.2"]
