@@ -92,7 +92,7 @@ def load_plan(request: Request, base: str, read: Reader, heads: dict[str, str]) 
     roadmap_text = read(base, ROADMAP_PATH)
     if roadmap_text is None:
         raise RepoError(f"{ROADMAP_PATH} is missing on {REMOTE}/{base}")
-    roadmap = parse_roadmap(roadmap_text)
+    roadmap = parse_roadmap(roadmap_text, external_met=settings.config.external_met)
     if not roadmap.valid:
         raise RoadmapInvalid([f"{ROADMAP_PATH}: {p.kind}: {p.message}" for p in roadmap.errors])
     return Plan(base, settings, roadmap_text, roadmap, held_ids(roadmap, heads, request.task))
