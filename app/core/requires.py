@@ -50,6 +50,7 @@ _EXTERNAL = re.compile(
 )
 _ITEM_RE = re.compile(_ITEM)
 _MAYBE_EXTERNAL = re.compile(r"[A-Z/#]")
+_ONE_ID = re.compile(rf"\s*({_ID})\s*")
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,9 @@ def dependencies_in(clause: str) -> list[str]:
 
 
 def parse_clause(body: str) -> Clause:
+    simple = _ONE_ID.fullmatch(body)
+    if simple is not None:  # the common `Requires 1.2.3.`: nothing else to read
+        return Clause(text=f"Requires {simple.group(1)}", local=(simple.group(1),), external=())
     external, rest = externals_in(body)
     return Clause(
         text=" ".join(("Requires " + body).split()),

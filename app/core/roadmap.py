@@ -224,12 +224,13 @@ def external_key(reference: str) -> str:
 
 def _finish(d: _Draft, met: frozenset[str]) -> Task:
     title = _collapse(" ".join(d.title_parts))
-    bullets = [_collapse(" ".join(b)) for b in d.bullets]
+    bullets = [" ".join(" ".join(b).split()) for b in d.bullets]
     success: str | None = None
     context: list[str] = []
     requirement_texts = [title]
     for text in bullets:
-        m = _SUCCESS.match(text)
+        # Collapsed text: a success bullet has "Success" at 0 or after "[x] ".
+        m = _SUCCESS.match(text) if "Success" in text[:11] else None
         if m and success is None:
             success = m.group("text").strip()
             continue
