@@ -75,7 +75,7 @@ def exit_check(result: ProcessResult, deadline: float, *, marker_seen: bool) -> 
             name="exit_code",
             status="skipped",
             code=result.exit_code,
-            reason=f"completion marker detected, exit code recorded but not consulted ({reason})",
+            reason=f"completion marker detected; exit code recorded but not consulted: {reason}",
         )
     if result.spawn_error:
         reason = result.spawn_error

@@ -34,7 +34,8 @@ def render_summary(verdict: Verdict) -> str:
         "|---|---|---|",
     ]
     for c in verdict.checks:
-        code = f" (code {c.code})" if c.code is not None else ""
+        said = c.code is not None and f"code {c.code}" in c.reason
+        code = f" (code {c.code})" if c.code is not None and not said else ""
         lines.append(f"| {c.name} | {c.status} | {_cell(c.reason)}{code} |")
     if verdict.gates:
         lines += ["", "| gate | status | code | seconds |", "|---|---|---|---|"]

@@ -1,5 +1,11 @@
 """Squash integration throughput on real git: landings/min, push attempts per landing,
-and the cost of `integrate()` against the bare git commands doing the same work.
+and the cost of landing against the bare git commands doing the same work.
+
+Two comparisons: `integrate()` in process against the same git calls from
+Python, and (issue 12, goal at most 1.5x) 12 branches landed one after another
+by whole `odw integrate --keep-branch` processes against a shell script doing
+fetch, rebase, tick, `switch -C`, `merge --squash`, commit and push on an
+identical copy.
 
 Default size: 20 ready task branches per scenario (a few seconds each on 2 cores).
 Set ODW_BENCH_TASKS to change it.
@@ -9,6 +15,7 @@ from __future__ import annotations
 
 import os
 import statistics
+import subprocess
 import tempfile
 import threading
 import time
@@ -17,7 +24,8 @@ from pathlib import Path
 from app.core.roadmap_edit import tick
 from app.gitops.integrate import integrate
 from app.gitops.lock import InProcessMergeLock
-from tests.gitops.origins import Origin, git
+from tests.conftest import odw_executable
+from tests.gitops.origins import GIT_ENV, Origin, git
 
 WORKERS = 4
 
@@ -123,6 +131,48 @@ def _per_landing(root: Path, n: int) -> tuple[float, float]:
     return statistics.median(odw), statistics.median(bare)
 
 
+# One landing as a maintainer would script it by hand, in a plain clone.
+BARE_SCRIPT = r"""set -e
+tid=$1; branch=roadmap-$(echo "$tid" | tr . -)
+git fetch -q origin main "$branch"
+git switch -q --discard-changes -C "$branch" "origin/$branch"
+git rebase -q origin/main
+sed -i "s/^- \[ \] $tid\. /- [x] $tid. /" docs/roadmap.md
+git commit -q -m "Mark $tid done" -- docs/roadmap.md
+git switch -q --discard-changes -C integrate-x origin/main
+git merge --squash -q "$branch" >/dev/null
+git commit -q -m "$tid" -m "ODW-Task: $tid"
+git push -q origin HEAD:main
+"""
+
+
+def _whole_process(root: Path, n: int) -> tuple[float, float]:
+    """Median seconds per landing: `odw integrate` processes vs a shell script."""
+    env = {**os.environ, **GIT_ENV}
+    odw_origin = _prepare(root / "odw", n)
+    odw = []
+    for tid in _ids(n):
+        start = time.perf_counter()
+        proc = subprocess.run(
+            [odw_executable(), "integrate", "--repo", str(odw_origin.path), "--base", "main",
+             "--branch", "roadmap-" + tid.replace(".", "-"), "--task", tid, "--keep-branch",
+             "--data-dir", str(root / "odw-data")],
+            capture_output=True, text=True, env=env, check=False,
+        )  # fmt: skip
+        odw.append(time.perf_counter() - start)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    bare_origin = _prepare(root / "bare", n)
+    work = bare_origin.clone()
+    script = root / "land.sh"
+    script.write_text(BARE_SCRIPT)
+    bare = []
+    for tid in _ids(n):
+        start = time.perf_counter()
+        subprocess.run(["sh", str(script), tid], cwd=work, env=env, check=True)
+        bare.append(time.perf_counter() - start)
+    return statistics.median(odw), statistics.median(bare)
+
+
 def main() -> None:
     n = int(os.environ.get("ODW_BENCH_TASKS", "20"))
     with tempfile.TemporaryDirectory(prefix="odw-bench-") as tmp:
@@ -139,6 +189,13 @@ def main() -> None:
         print(
             f"time per landing (median of {n}): integrate() {odw * 1000:.0f} ms, "
             f"bare git sequence {bare * 1000:.0f} ms, overhead x{odw / bare:.2f}"
+        )
+        whole = int(os.environ.get("ODW_BENCH_SEQUENTIAL", "12"))
+        odw, bare = _whole_process(root / "whole", whole)
+        print(
+            f"whole process per landing (median of {whole}): odw integrate "
+            f"{odw * 1000:.0f} ms, shell script {bare * 1000:.0f} ms, x{odw / bare:.2f} "
+            "(goal <= 1.5)"
         )
 
 

@@ -11,6 +11,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
+from app.cli.commands import command_help
 from app.cli.errors import UsageError, UserError
 
 WORKFLOW_PATH = ".github/workflows/odw-stage.yml"
@@ -27,7 +28,7 @@ _ACTION_REF = re.compile(
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "init",
-        help="write the stage workflow and an example .github/odw.yml",
+        help=command_help("init"),
         description=f"Write {WORKFLOW_PATH} and {CONFIG_PATH} into a repository.",
     )
     p.add_argument("--path", default=".", type=Path, metavar="DIR", help="repository root")

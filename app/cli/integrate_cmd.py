@@ -6,6 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
+from app.cli.commands import command_help
 from app.cli.errors import UsageError, UserError
 from app.cli.output import print_json
 from app.core.integration import IntegrationReport, halt_detail
@@ -32,7 +33,7 @@ def default_data_dir() -> Path:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "integrate",
-        help="squash-merge a task branch onto the base with fetch-rebase-retry",
+        help=command_help("integrate"),
         description=(
             "Rebase the task branch onto origin/BASE, tick the task in the roadmap, squash it "
             f"into one commit and push it to BASE. Authenticates with ${TOKEN_ENV} through "
@@ -52,6 +53,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help=f"push attempts before giving up (default {DEFAULT_MAX_ATTEMPTS})",
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument(
+        "--keep-branch",
+        action="store_true",
+        help="keep the task branch on origin after it lands (default: delete it)",
+    )
     p.add_argument(
         "--run-id",
         default=None,
@@ -91,6 +97,7 @@ def run_integrate(args: argparse.Namespace) -> int:
             data_dir=data_dir,
             token=os.environ.get(TOKEN_ENV) or None,
             push_options=args.push_option,
+            delete_branch=not args.keep_branch,
         )
     except IntegrationInputError as exc:
         raise UsageError(str(exc)) from None

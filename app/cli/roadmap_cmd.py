@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from app.cli.commands import command_help
 from app.cli.errors import UserError
 from app.cli.output import print_json, table
 from app.core.roadmap import Problem, Roadmap, parse_roadmap
@@ -14,12 +15,12 @@ DEFAULT_ROADMAP = "docs/roadmap.md"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("roadmap", help="parse a roadmap and report its tasks and problems")
+    p = sub.add_parser("roadmap", help=command_help("roadmap"))
     p.add_argument("path", nargs="?", default=DEFAULT_ROADMAP, metavar="PATH")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run_roadmap)
 
-    n = sub.add_parser("next", help="list the tasks ready to start and what blocks the rest")
+    n = sub.add_parser("next", help=command_help("next"))
     n.add_argument("path", nargs="?", default=DEFAULT_ROADMAP, metavar="PATH")
     n.add_argument(
         "--taken",
@@ -68,7 +69,7 @@ def run_roadmap(args: argparse.Namespace) -> int:
                 t.id,
                 "done" if t.done else "open",
                 str(t.line),
-                ", ".join(t.requires) or "-",
+                ", ".join([*t.requires, *(f"{e} (external)" for e in t.external)]) or "-",
                 (f"(addendum of {t.addendum_of}) " if t.addendum_of else "") + t.title,
             ]
             for t in roadmap.tasks
@@ -76,7 +77,7 @@ def run_roadmap(args: argparse.Namespace) -> int:
         print(table(["ID", "STATE", "LINE", "REQUIRES", "TITLE"], rows))
         for line in _problems(roadmap):
             print(line)
-    return 0 if roadmap.valid else 2
+    return 0 if not roadmap.errors else 2
 
 
 def run_next(args: argparse.Namespace) -> int:
@@ -89,11 +90,15 @@ def run_next(args: argparse.Namespace) -> int:
         print_json(out)
     else:
         if not roadmap.valid:
-            print("nothing is scheduled from a roadmap with errors")
+            print("nothing is scheduled from a roadmap with duplicate task ids")
         ready_rows = [[c.id, c.kind, c.branch, ", ".join(c.subtasks) or "-"] for c in result.ready]
         print(table(["READY", "KIND", "BRANCH", "SUBTASKS"], ready_rows))
         print()
-        print(table(["BLOCKED", "MISSING"], [[b.id, ", ".join(b.missing)] for b in result.blocked]))
+        waiting = [
+            [b.id, ", ".join([*b.missing, *(f"{e} (external)" for e in b.external)])]
+            for b in result.blocked
+        ]
+        print(table(["BLOCKED", "WAITING FOR"], waiting, width=100))
         for line in _problems(roadmap):
             print(line)
-    return 0 if roadmap.valid else 2
+    return 0 if not roadmap.errors else 2

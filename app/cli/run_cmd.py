@@ -13,14 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.cli.commands import command_help
 from app.cli.errors import UsageError, UserError
-from app.cli.output import print_json, table
+from app.cli.output import print_json
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "run",
-        help="run the roadmap of a local clone end to end (local mode)",
+        help=command_help("run"),
         description="Select ready roadmap tasks and carry each through plan, design review, "
         "implement, gates, dual review and squash integration, with the agent as a local "
         "subprocess. PATH's origin is the source of truth; PATH's working tree is never "
@@ -34,6 +35,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--max-parallel", metavar="N", type=int, help="tasks in flight at once")
     p.add_argument("--task", metavar="ID", help="only this task is selectable")
     p.add_argument("--dry-run", action="store_true", help="report what would run; write nothing")
+    p.add_argument("--resume", metavar="MODE", choices=("assess", "review", "continue"),
+                   help="resume surviving branches: assess | review | continue "
+                   "(sets resumePartialBranches and resumeMode)")  # fmt: skip
     p.add_argument("--config", metavar="FILE", type=Path,
                    help="YAML/JSON shaped like .github/odw.yml, overriding it")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print the run result as JSON")
@@ -47,7 +51,7 @@ def run_local(args: argparse.Namespace) -> int:
     from app.local.launch import Request, RoadmapInvalid
     from app.local.progress import ProgressView
     from app.local.repo import RepoError
-    from app.local.run import RunRefused, execute, prepare
+    from app.local.run import RunRefused, execute, exit_code_of, prepare
     from app.local.settings import SettingsError
 
     request = Request(
@@ -58,13 +62,16 @@ def run_local(args: argparse.Namespace) -> int:
         task=args.task,
         dry_run=args.dry_run,
         config_file=args.config,
+        resume=args.resume,
     )
     try:
         if request.dry_run:
             result = dry_run(request)
-            _report(result, as_json=args.json, dry=True)
-            return 0
+            _report(result, args, dry=True)
+            return exit_code_of(result)
         repo, plan = prepare(request)
+        for cycle in plan.roadmap.errors:  # cycles: they block only their own tasks
+            print(f"odw run: docs/roadmap.md: {cycle.kind}: {cycle.message}", file=sys.stderr)
         interactive = not args.json and sys.stderr.isatty()
         view = ProgressView(enabled=interactive)
 
@@ -83,26 +90,28 @@ def run_local(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     except (RepoError, RunRefused) as exc:
         raise UserError(str(exc)) from None
-    _report(outcome.result, as_json=args.json, dry=False)
+    except KeyboardInterrupt:
+        print("odw run: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
+    _report(outcome.result, args, dry=False)
     return outcome.exit_code
 
 
-def _report(result: dict[str, Any], *, as_json: bool, dry: bool) -> None:
-    if as_json:
+def same_command(args: argparse.Namespace) -> list[str]:
+    """The command the user ran, for the next steps we print (without --task/--resume)."""
+    argv = ["odw", "run", "--local", str(args.local)]
+    for flag, value in (("--base", args.base), ("--agent", args.agent), ("--config", args.config),
+                        ("--max-parallel", args.max_parallel)):  # fmt: skip
+        if value is not None:
+            argv += [flag, str(value)]
+    return argv
+
+
+def _report(result: dict[str, Any], args: argparse.Namespace, *, dry: bool) -> None:
+    from app.cli.run_report import render
+
+    if args.json:
         print_json(result)
         return
-    if dry:
-        f = result["frontier"]
-        print(f"dry run on {result['base']}: nothing was written")
-        print("would dispatch:", ", ".join(f"{d['task']} ({d['stage']})" for d in f["dispatch"])
-              or "nothing")  # fmt: skip
-        print("ready:", ", ".join(f["ready"]) or "none")
-    else:
-        rows = [
-            [r["id"], r["status"], r["stage"] or "-", r["detail"] or "-"] for r in result["results"]
-        ]
-        print(table(["TASK", "STATUS", "STAGE", "DETAIL"], rows, width=80))
-        print("processed:", ", ".join(result["processed"]) or "none")
-    for h in result.get("held", []):
-        print(f"held: {h['id']} ({h['reason']})")
-    print(result["summary"])
+    for line in render(result, dry=dry, command=same_command(args), path=str(args.local)):
+        print(line)

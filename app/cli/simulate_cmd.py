@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from app.cli.commands import command_help
 from app.cli.errors import UsageError, UserError
 from app.cli.output import print_json, table
 from app.engine.scenario import ScenarioError, load_scenario, simulate
@@ -15,7 +16,7 @@ from app.engine.scenario import ScenarioError, load_scenario, simulate
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "simulate",
-        help="run the orchestration core against scripted stage outcomes",
+        help=command_help("simulate"),
         description="Run the real core against a scenario's scripted outcomes and print "
         "the run result. A failed run is still a successful simulation (exit 0).",
     )

@@ -19,6 +19,7 @@ from actions.gates import DEFAULT_GATE_TIMEOUT
 from actions.proctree import enable_subreaper
 from actions.repo_config import load_repo_config
 from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE, StageRequest, StageSetupError, run_stage
+from app.cli.commands import command_help
 from app.cli.errors import UsageError
 from app.core.identity import RUNNER_IDENTITY, Identity
 from app.core.naming import slug
@@ -31,7 +32,7 @@ MAX_CONTEXT_BYTES = 256 * 1024
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "stage",
-        help="run one stage attempt with a coding agent and write its verdict",
+        help=command_help("stage"),
         description="Run the agent for one stage on a checked-out task branch, "
         "judge it by its completion marker, and write verdict.json.",
     )

@@ -53,6 +53,10 @@ class RunConfig(BaseModel):
     resume_task_id: str | None = None
     resume_max_candidates: int = Field(default=4, ge=1, le=100)
     stage_deadlines: dict[str, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
+    # Other projects' work declared met, as the roadmap writes it ("Podbot Step
+    # 4.5"); every other external reference keeps its task blocked. A run setting
+    # so that a replayed run reads the roadmap exactly as it started.
+    external_met: tuple[str, ...] = ()
 
     @field_validator("gate_retry_budget", mode="before")
     @classmethod

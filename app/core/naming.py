@@ -41,3 +41,13 @@ def task_id_from_branch(branch: str) -> tuple[str, bool] | None:
     if m is None:
         return None
     return m.group("slug").replace("-", "."), m.group("addendum") is not None
+
+
+def squash_subject(headline: str | None, task_id: str) -> str:
+    """The squash commit's subject: the whole headline, never cut, then the id.
+
+    GitHub shows long subjects in full; a cut could split a word or leave a
+    code span unclosed, so the headline is only collapsed onto one line.
+    """
+    title = " ".join((headline or "").split()) or f"roadmap task {task_id}"
+    return f"{title} ({task_id})"

@@ -26,6 +26,9 @@ class RepoConfig(_Model):
     gates: list[str] = Field(default_factory=list)
     base: str = "main"
     identity: Identity | None = None
+    # Delete a task's branch (on origin and in a local clone) once it has landed,
+    # as GitHub's "automatically delete head branches" does.
+    delete_task_branches: bool = True
     config: RunConfig = Field(default_factory=RunConfig)
 
 

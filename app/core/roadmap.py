@@ -1,17 +1,20 @@
 """The roadmap model: tasks parsed from a GIST-style `docs/roadmap.md`.
 
 Parsing never raises on odd text: what cannot be scheduled safely is reported
-as an error (duplicate ids, cycles) or a warning (unknown dependency), each
-naming ids and line numbers, and a roadmap with errors schedules nothing.
+as an error or a warning, each naming ids and line numbers. Duplicate ids stop
+all scheduling; a cycle among open tasks blocks only the tasks on and behind
+it. Dependencies of ticked tasks are never checked. Unknown and external
+dependencies are warnings that keep their task blocked (fail closed).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from app.core.requires import requires_of
+from app.core.requires import clauses_of
 
 TASK_LINE = re.compile(
     r"^(?P<indent>[ \t]*)[-*+][ \t]+\[(?P<mark>[ xX])\][ \t]+"
@@ -24,7 +27,9 @@ _SUCCESS_SENTENCE = re.compile(r"\bSuccess criteria:[ \t]*(?P<text>.*?)(?:\.(?=\
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SENTENCE_END = re.compile(r"(?<=\.)\s+")
 
-ProblemKind = Literal["duplicate-id", "cycle", "unknown-dependency"]
+ProblemKind = Literal[
+    "duplicate-id", "cycle", "unknown-dependency", "self-reference", "external-dependency"
+]
 
 
 def split_lines(text: str) -> list[tuple[str, str]]:
@@ -59,6 +64,13 @@ class Task:
     success: str | None = None
     context: tuple[str, ...] = ()
     addendum_of: str | None = None
+    external: tuple[str, ...] = ()  # other projects' steps, as written
+    external_unmet: tuple[str, ...] = ()  # those the configuration has not declared met
+    self_references: tuple[str, ...] = ()  # phases or steps containing the task itself
+    sources: tuple[tuple[str, str], ...] = ()  # (dependency, the clause that named it)
+
+    def source_of(self, dep: str) -> str:
+        return next((text for d, text in self.sources if d == dep), "")
 
     @property
     def is_addendum(self) -> bool:
@@ -102,16 +114,31 @@ class Roadmap:
     warnings: tuple[Problem, ...] = ()
     _by_id: dict[str, Task] = field(default_factory=dict, compare=False, repr=False)
     _addenda: dict[str, list[Task]] = field(default_factory=dict, compare=False, repr=False)
+    _under: dict[str, list[Task]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        # Indexed once: `under` and `dependency_met` run for every task on every
+        # selection, so a scan per prefix would make a large roadmap quadratic.
         for t in self.tasks:
             self._by_id.setdefault(t.id, t)
             if t.addendum_of is not None:
                 self._addenda.setdefault(t.addendum_of, []).append(t)
+            parts = t.id.split(".")
+            for k in range(1, len(parts)):
+                self._under.setdefault(".".join(parts[:k]), []).append(t)
 
     @property
     def valid(self) -> bool:
-        return not self.errors
+        """Schedulable at all: duplicate ids stop everything.
+
+        A cycle is an error too, but it blocks only the tasks on and behind it
+        (they wait for each other), so the rest of the roadmap is still scheduled.
+        """
+        return not any(p.kind == "duplicate-id" for p in self.errors)
+
+    @property
+    def by_id(self) -> dict[str, Task]:
+        return self._by_id
 
     def get(self, task_id: str) -> Task | None:
         return self._by_id.get(task_id)
@@ -121,11 +148,10 @@ class Roadmap:
 
     def under(self, prefix: str) -> list[Task]:
         """Tasks whose id extends `prefix` (a step or phase id)."""
-        head = prefix + "."
-        return [t for t in self.tasks if t.id.startswith(head)]
+        return list(self._under.get(prefix, ()))
 
     def names_something(self, dotted: str) -> bool:
-        return self.get(dotted) is not None or bool(self.under(dotted))
+        return dotted in self._by_id or dotted in self._under
 
     def fully_complete(self, task_id: str, *, ignoring: str | None = None) -> bool:
         """A task counts as complete only with all its addenda ticked too."""
@@ -137,19 +163,24 @@ class Roadmap:
     def dependency_met(self, dep: str, *, requester: str) -> bool:
         """Met when the task (or every task under the prefix) is fully complete.
 
-        The requesting task itself never counts against a prefix it lives in:
-        `Requires steps 13.1-13.3` written on 13.3.4 means the rest of step 13.3.
+        A prefix that contains the requester is never one of its dependencies
+        (parsing reports it as a `self-reference`); the guard here keeps a
+        hand-built task from waiting for itself.
         """
-        if self.get(dep) is not None:
+        if dep in self._by_id:
             return self.fully_complete(dep, ignoring=requester)
-        members = [t for t in self.under(dep) if t.id != requester]
-        if not members and not self.under(dep):
+        members = self._under.get(dep)
+        if members is None:
             return False
-        return all(t.done for t in members)
+        return all(t.done for t in members if t.id != requester)
+
+    def missing_local(self, task: Task) -> list[str]:
+        """This roadmap's ids `task` still waits for, unknown ones included."""
+        return [d for d in task.requires if not self.dependency_met(d, requester=task.id)]
 
     def missing(self, task: Task) -> list[str]:
-        """Dependencies of `task` that are not met yet, unknown ones included."""
-        return [d for d in task.requires if not self.dependency_met(d, requester=task.id)]
+        """Everything `task` still waits for: local ids, then external references."""
+        return self.missing_local(task) + list(task.external_unmet)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -169,6 +200,7 @@ def task_json(task: Task) -> dict[str, object]:
         "addendumOf": task.addendum_of,
         "success": task.success,
         "context": list(task.context),
+        "external": list(task.external),
     }
 
 
@@ -185,14 +217,20 @@ class _Draft:
     parent: _Draft | None = None
 
 
-def _finish(d: _Draft) -> Task:
+def external_key(reference: str) -> str:
+    """How `externalMet` entries match references: case and spacing do not matter."""
+    return " ".join(reference.split()).casefold()
+
+
+def _finish(d: _Draft, met: frozenset[str]) -> Task:
     title = _collapse(" ".join(d.title_parts))
-    bullets = [_collapse(" ".join(b)) for b in d.bullets]
+    bullets = [" ".join(" ".join(b).split()) for b in d.bullets]
     success: str | None = None
     context: list[str] = []
     requirement_texts = [title]
     for text in bullets:
-        m = _SUCCESS.match(text)
+        # Collapsed text: a success bullet has "Success" at 0 or after "[x] ".
+        m = _SUCCESS.match(text) if "Success" in text[:11] else None
         if m and success is None:
             success = m.group("text").strip()
             continue
@@ -200,38 +238,59 @@ def _finish(d: _Draft) -> Task:
             requirement_texts.append(text)
             continue
         context.append(text)
-    if success is None:
+    if success is None and "Success criteria:" in title:
         sm = _SUCCESS_SENTENCE.search(title)
         if sm:
             success = sm.group("text").strip()
     addendum_of = None
     if d.parent is not None and d.parent.done and d.id.startswith(d.parent.id + "."):
         addendum_of = d.parent.id
+    requires: dict[str, str] = {}
+    selfs: dict[str, str] = {}
+    external: dict[str, str] = {}
+    for clause in clauses_of(requirement_texts):
+        for dep in clause.local:
+            # A phase or step that contains the task can never be met before it.
+            target = selfs if d.id.startswith(dep + ".") else requires
+            target.setdefault(dep, clause.text)
+        for ref in clause.external:
+            external.setdefault(ref, clause.text)
     return Task(
         id=d.id,
         title=title,
         done=d.done,
-        requires=tuple(requires_of(requirement_texts)),
+        requires=tuple(requires),
         line=d.line,
         success=success,
         context=tuple(context),
         addendum_of=addendum_of,
+        external=tuple(external),
+        external_unmet=tuple(r for r in external if external_key(r) not in met),
+        self_references=tuple(selfs),
+        sources=tuple({**requires, **selfs, **external}.items()),
     )
 
 
-def _scan(text: str) -> list[Task]:
+def _scan(text: str, met: frozenset[str]) -> list[Task]:
     drafts: list[_Draft] = []
     stack: list[_Draft] = []
-    for number, (line, _end) in enumerate(split_lines(text), start=1):
-        if not line.strip():
+    # Only CR, LF and CRLF break lines; the cheap tests below run before any
+    # regular expression, which keeps a 5,000-task roadmap fast to read.
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for number, line in enumerate(lines, start=1):
+        stripped = line.lstrip(" \t")
+        if not stripped.strip():
             for d in stack:
                 d.title_open = False
             continue
-        if _HEADING.match(line):
+        first = stripped[0]
+        if first == "#" and _HEADING.match(line):
             stack.clear()
             continue
-        indent = _indent_width(line[: len(line) - len(line.lstrip(" \t"))])
-        m = TASK_LINE.match(line)
+        prefix = line[: len(line) - len(stripped)]
+        indent = _indent_width(prefix) if "\t" in prefix else len(prefix)
+        listed = first in "-*+"
+        m = TASK_LINE.match(line) if listed and stripped[1:].lstrip(" \t")[:1] == "[" else None
         while stack and stack[-1].indent >= indent:
             stack.pop()
         if m:
@@ -252,7 +311,7 @@ def _scan(text: str) -> list[Task]:
         if not stack:
             continue
         owner = stack[-1]
-        bullet = _BULLET.match(line)
+        bullet = _BULLET.match(line) if listed else None
         if bullet:
             owner.title_open = False
             owner.bullets.append([bullet.group("text")])
@@ -264,127 +323,21 @@ def _scan(text: str) -> list[Task]:
         else:
             owner.bullets.append([line.strip()])
             owner.bullet_indents.append(indent)
-    return [_finish(d) for d in drafts]
+    return [_finish(d, met) for d in drafts]
 
 
-def _duplicates(tasks: list[Task]) -> list[Problem]:
-    lines: dict[str, list[int]] = {}
-    for t in tasks:
-        lines.setdefault(t.id, []).append(t.line)
-    return [
-        Problem(
-            kind="duplicate-id",
-            ids=(tid,),
-            lines=tuple(ls),
-            message=f"task id {tid} appears {len(ls)} times, on lines "
-            + ", ".join(str(n) for n in ls),
-        )
-        for tid, ls in lines.items()
-        if len(ls) > 1
-    ]
+def parse_roadmap(text: str, *, external_met: Iterable[str] = ()) -> Roadmap:
+    """Parse roadmap text; never raises, reports problems instead.
 
+    `external_met` lists the other projects' references the repository
+    configuration declares met (`externalMet`); any other external reference
+    keeps its task blocked.
+    """
+    from app.core.roadmap_checks import dependency_warnings, duplicates, open_cycles
 
-def _unknown(roadmap: Roadmap) -> list[Problem]:
-    out = []
-    for t in roadmap.tasks:
-        for dep in t.requires:
-            if not roadmap.names_something(dep):
-                out.append(
-                    Problem(
-                        kind="unknown-dependency",
-                        ids=(t.id, dep),
-                        lines=(t.line,),
-                        message=f"task {t.id} (line {t.line}) requires {dep}, which names "
-                        f"no task, step or phase in the roadmap; {t.id} stays blocked",
-                    )
-                )
-    return out
-
-
-def _edges(roadmap: Roadmap) -> dict[str, list[str]]:
-    """What each task waits for, with prefixes and addenda made explicit."""
-    graph: dict[str, list[str]] = {}
-    for t in roadmap.tasks:
-        targets = graph.setdefault(t.id, [])
-        for dep in t.requires:
-            if roadmap.get(dep) is not None:
-                targets.append(dep)  # an explicit self-dependency is a cycle
-                targets.extend(a.id for a in roadmap.addenda(dep) if a.id != t.id)
-            else:
-                targets.extend(m.id for m in roadmap.under(dep) if m.id != t.id)
-    return {k: list(dict.fromkeys(v)) for k, v in graph.items()}
-
-
-def _cycles(roadmap: Roadmap) -> list[Problem]:
-    graph = _edges(roadmap)
-    order = {t.id: i for i, t in reversed(list(enumerate(roadmap.tasks)))}
-    components = _strongly_connected(graph)
-    out = []
-    for comp in components:
-        if len(comp) == 1 and comp[0] not in graph[comp[0]]:
-            continue
-        ids = sorted(comp, key=lambda i: order[i])
-        lines = tuple(roadmap.get(i).line for i in ids)  # type: ignore[union-attr]
-        out.append(
-            Problem(
-                kind="cycle",
-                ids=tuple(ids),
-                lines=lines,
-                message="dependency cycle: "
-                + " -> ".join(f"{i} (line {n})" for i, n in zip(ids, lines, strict=True))
-                + f" -> {ids[0]}",
-            )
-        )
-    out.sort(key=lambda p: p.lines[0])
-    return out
-
-
-def _strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
-    """Tarjan's algorithm, iterative so deep chains cannot overflow the stack."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    result: list[list[str]] = []
-    counter = 0
-    for root in graph:
-        if root in index:
-            continue
-        work: list[tuple[str, int]] = [(root, 0)]
-        while work:
-            node, i = work.pop()
-            if i == 0:
-                index[node] = low[node] = counter
-                counter += 1
-                stack.append(node)
-                on_stack.add(node)
-            succs = graph.get(node, [])
-            if i < len(succs):
-                work.append((node, i + 1))
-                nxt = succs[i]
-                if nxt not in index:
-                    work.append((nxt, 0))
-                elif nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-                continue
-            if low[node] == index[node]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == node:
-                        break
-                result.append(comp)
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-    return result
-
-
-def parse_roadmap(text: str) -> Roadmap:
-    """Parse roadmap text; never raises, reports problems instead."""
-    tasks = _scan(text)
-    draft = Roadmap(tasks=tuple(tasks))
-    errors = _duplicates(tasks) + _cycles(draft)
-    return Roadmap(tasks=tuple(tasks), errors=tuple(errors), warnings=tuple(_unknown(draft)))
+    tasks = _scan(text, frozenset(external_key(r) for r in external_met))
+    roadmap = Roadmap(tasks=tuple(tasks))
+    # Filled in after the checks that need the indexed roadmap, so it is indexed once.
+    object.__setattr__(roadmap, "errors", tuple(duplicates(tasks) + open_cycles(roadmap)))
+    object.__setattr__(roadmap, "warnings", tuple(dependency_warnings(roadmap)))
+    return roadmap

@@ -37,14 +37,19 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Blocked:
-    """An open task and the dependencies it still waits for."""
+    """An open task and what it still waits for: this roadmap's ids, other projects' work."""
 
     id: str
     missing: tuple[str, ...]
     line: int
+    external: tuple[str, ...] = ()
+
+    @property
+    def waiting_for(self) -> tuple[str, ...]:
+        return self.missing + self.external
 
     def to_json(self) -> dict[str, object]:
-        return {"id": self.id, "missing": list(self.missing)}
+        return {"id": self.id, "missing": list(self.missing), "external": list(self.external)}
 
 
 @dataclass(frozen=True)
@@ -72,9 +77,9 @@ def frontier(roadmap: Roadmap, *, taken: Iterable[str] = (), held: Iterable[str]
         if task.done:
             _addendum_pass(roadmap, task, busy, ready, blocked)
             continue
-        missing = roadmap.missing(task)
-        if missing:
-            blocked.append(Blocked(task.id, tuple(missing), task.line))
+        missing, external = roadmap.missing_local(task), task.external_unmet
+        if missing or external:
+            blocked.append(Blocked(task.id, tuple(missing), task.line, external))
         elif task.id not in busy:
             ready.append(Candidate(task.id, "normal", task_branch(task.id), (), task.line))
     ready.sort(key=lambda c: c.line)
@@ -95,9 +100,9 @@ def _addendum_pass(
         return
     runnable: list[Task] = []
     for a in open_addenda:
-        missing = roadmap.missing(a)
-        if missing:
-            blocked.append(Blocked(a.id, tuple(missing), a.line))
+        missing, external = roadmap.missing_local(a), a.external_unmet
+        if missing or external:
+            blocked.append(Blocked(a.id, tuple(missing), a.line, external))
         else:
             runnable.append(a)
     if not runnable or parent.id in busy or any(a.id in busy for a in open_addenda):

@@ -224,7 +224,7 @@ def apply(s: RunState, e: ev.Event) -> None:
     s.version += 1
     if isinstance(e, ev.RunStarted):
         s.run_id, s.base, s.config, s.excluded = e.run_id, e.base, e.config, tuple(e.held)
-        s.roadmap = parse_roadmap(e.roadmap)
+        s.roadmap = parse_roadmap(e.roadmap, external_met=e.config.external_met)
         s.tasks = units_of(s.roadmap)
         s.recovery = Recovery(survivors={v.branch: v for v in e.survivors})
         return

@@ -1,13 +1,15 @@
 """Squash integration with fetch-rebase-retry under the merge lock.
 
-Under the lock for (repository, base): fetch; stop early if the task already
-landed; rebase the task branch onto `origin/<base>`; tick its roadmap box on the
-rebased branch; reset `integrate-<slug>` onto `origin/<base>` and squash the task
-branch into one commit with `ODW-Task`/`ODW-Run` trailers; push `HEAD:<base>`.
-A non-fast-forward rejection repeats all of it from a fresh fetch, up to
-`max_attempts` pushes; anything else stops with the reason. Only the push writes
-to origin, and the task branch on origin is never written, so a crash at any
-point leaves the base without the task or with exactly one commit for it.
+Under the lock for (repository, base), in a worktree of the mirror kept for
+that base: fetch; stop early if the task already landed; rebase the task
+branch (detached) onto `origin/<base>`; tick its roadmap box; move HEAD back to
+`origin/<base>` keeping the tree and commit it as one squash commit with
+`ODW-Task`/`ODW-Run` trailers; push `HEAD:<base>`. A non-fast-forward rejection
+repeats all of it from a fresh fetch, up to `max_attempts` pushes; anything
+else stops with the reason. The push is the only write to the base, so a crash
+at any point leaves the base without the task or with exactly one commit for
+it. Once landed, the task branch is deleted on origin (leased on the head that
+was landed) unless the caller keeps it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from app.core.identity import INTEGRATOR_IDENTITY, Identity
 from app.core.integration import IntegrationReport
-from app.core.naming import integration_branch
+from app.core.naming import squash_subject
 from app.core.roadmap import parse_roadmap
 from app.core.roadmap_edit import TickError, is_ticked, tick
 from app.gitops.auth import auth_env, check_url
@@ -76,13 +78,15 @@ def integrate(
     token: str | None = None,
     push_options: Sequence[str] = (),
     identity: Identity = INTEGRATOR_IDENTITY,
+    delete_branch: bool = True,
 ) -> IntegrationReport:
     """Land `branch` on `base` of `repo` as one squash commit for `task_id`.
 
     Raises IntegrationInputError for arguments that cannot be right; every other
     outcome, including failures, is an IntegrationReport. Safe to call from many
     threads and processes at once when they share `lock` (or its backing store)
-    and `data_dir`.
+    and `data_dir`. With `delete_branch` the task branch is deleted on origin
+    once the task has landed, unless it moved since it was fetched.
     """
     _validate(base, branch, task_id, run_id, roadmap_path, max_attempts)
     remote = normalise_remote(repo)
@@ -105,6 +109,7 @@ def integrate(
         max_attempts=max_attempts,
         title=title,
         push_options=tuple(push_options),
+        delete_branch=delete_branch,
     )
     try:
         with lock.hold(lock_key(remote, base), lock_timeout):
@@ -113,6 +118,16 @@ def integrate(
         return IntegrationReport(
             summary=f"{exc}: another integration of {base} is still running; try again later"
         )
+
+
+def _abort_leftover_rebase(runner: GitRunner, wt: Path) -> None:
+    """A process killed mid-rebase leaves its state behind; `switch` refuses until it goes."""
+    try:
+        gitdir = Path(wt.joinpath(".git").read_text("utf-8").split(":", 1)[1].strip())
+    except (OSError, IndexError):
+        return
+    if (gitdir / "rebase-merge").exists() or (gitdir / "rebase-apply").exists():
+        runner.run("rebase", "--abort", cwd=wt, check=False)
 
 
 def _validate(
@@ -150,6 +165,8 @@ class _Integration:
     max_attempts: int
     title: str | None
     push_options: tuple[str, ...]
+    delete_branch: bool = True
+    fetched_head: str | None = None  # the task branch on origin when it was last fetched
 
     @property
     def origin_base(self) -> str:
@@ -162,44 +179,63 @@ class _Integration:
             done = self._refresh(attempts)
             if done is not None:
                 return done
-            local = [self.branch, integration_branch(self.task_id)]
-            try:
-                with self.mirror.worktree(self.origin_base) as wt:
-                    while True:
-                        steps = _Steps()
-                        self._rebase(wt, steps)
-                        self._mark_done(wt, steps)
-                        self._squash(wt, steps)
-                        attempts += 1
-                        outcome = push_head(self.runner, wt, self.base, self.push_options)
-                        if outcome.status is PushStatus.PUSHED:
-                            return self._report(steps, attempts, pushed=True)
-                        if outcome.status is PushStatus.REFUSED:
-                            raise _Stop(
-                                f"push to {self.base} rejected by the remote ({outcome.message}); "
-                                "not retried: allow ODW to push to the base, or land it by hand"
-                            )
-                        if outcome.status is PushStatus.FAILED:
-                            raise _Stop(
-                                f"push to {self.base} failed: {outcome.message}; inspect origin/"
-                                f"{self.base} before retrying (a rerun detects a landed task)"
-                            )
-                        if attempts >= self.max_attempts:
-                            raise _Stop(
-                                f"{self.base} kept moving: {attempts} push(es) rejected as "
-                                "non-fast-forward; run the integration again"
-                            )
-                        done = self._refresh(attempts)
-                        if done is not None:
-                            return done
-            finally:
-                self.mirror.delete_branches(local)
+            # One worktree per base, kept between landings: the merge lock for the
+            # base is held, so nothing else uses it, and each landing resets it.
+            with self.mirror.kept_worktree(self.base, self.origin_base) as wt:
+                _abort_leftover_rebase(self.runner, wt)
+                while True:
+                    steps = _Steps()
+                    self._rebase(wt, steps)
+                    self._mark_done(wt, steps)
+                    self._squash(wt, steps)
+                    attempts += 1
+                    outcome = push_head(self.runner, wt, self.base, self.push_options)
+                    if outcome.status is PushStatus.PUSHED:
+                        report = self._report(steps, attempts, pushed=True)
+                        return self._delete_task_branch(wt, report)
+                    if outcome.status is PushStatus.REFUSED:
+                        raise _Stop(
+                            f"push to {self.base} rejected by the remote ({outcome.message}); "
+                            "not retried: allow ODW to push to the base, or land it by hand"
+                        )
+                    if outcome.status is PushStatus.FAILED:
+                        raise _Stop(
+                            f"push to {self.base} failed: {outcome.message}; inspect origin/"
+                            f"{self.base} before retrying (a rerun detects a landed task)"
+                        )
+                    if attempts >= self.max_attempts:
+                        raise _Stop(
+                            f"{self.base} kept moving: {attempts} push(es) rejected as "
+                            "non-fast-forward; run the integration again"
+                        )
+                    done = self._refresh(attempts)
+                    if done is not None:
+                        return done
         except _Stop as stop:
             return self._report(steps, attempts, summary=stop.summary, conflicts=stop.conflicts)
         except GitError as exc:
             return self._report(steps, attempts, summary=f"git failed: {exc}")
         except (MirrorBusy, OSError) as exc:
             return self._report(steps, attempts, summary=f"cannot use the mirror cache: {exc}")
+
+    def _delete_task_branch(self, wt: Path, report: IntegrationReport) -> IntegrationReport:
+        """After landing, delete the task branch on origin as GitHub's "delete head branches" does.
+
+        Leased on the head that was landed: a branch that moved since is kept.
+        """
+        if not self.delete_branch or self.fetched_head is None:
+            return report
+        result = self.runner.run(
+            "push", "--porcelain", "--no-verify", "origin",
+            f"--force-with-lease=refs/heads/{self.branch}:{self.fetched_head}",
+            f":refs/heads/{self.branch}", cwd=wt, check=False,
+        )  # fmt: skip
+        if result.returncode == 0:
+            note = f"; deleted {self.branch} on origin"
+        else:
+            why = (result.stderr.strip().splitlines() or ["git push failed"])[-1]
+            note = f"; kept {self.branch} on origin (could not delete it: {why})"
+        return report.model_copy(update={"summary": (report.summary or "") + note})
 
     def _report(
         self,
@@ -274,9 +310,10 @@ class _Integration:
         return self.runner.run(*args, cwd=wt, input=input).stdout
 
     def _rebase(self, wt: Path, steps: _Steps) -> None:
+        # Detached throughout: no local branch is made, so none needs deleting.
         self._git(
-            wt, "switch", "--quiet", "--discard-changes", "--ignore-other-worktrees",
-            "--no-track", "-C", self.branch, f"refs/remotes/origin/{self.branch}",
+            wt, "switch", "--quiet", "--discard-changes", "--detach",
+            f"refs/remotes/origin/{self.branch}",
         )  # fmt: skip
         result = self.runner.run(
             "rebase", "--quiet", "--no-autostash", self.origin_base, cwd=wt, check=False
@@ -319,25 +356,24 @@ class _Integration:
         steps.marked = True
 
     def _squash(self, wt: Path, steps: _Steps) -> None:
-        self._git(
-            wt, "switch", "--quiet", "--discard-changes", "--ignore-other-worktrees",
-            "--no-track", "-C", integration_branch(self.task_id), self.origin_base,
-        )  # fmt: skip
-        self._git(wt, "merge", "--squash", "--quiet", self.branch)
+        # Move HEAD back to the base keeping the rebased tree in the index: one
+        # commit with exactly that tree is the squash (ORIG_HEAD is the rebased head).
+        self._git(wt, "reset", "--quiet", "--soft", self.origin_base)
         self._git(wt, "commit", "--quiet", "--no-verify", "-F", "-",
                   input=self._message())  # fmt: skip
-        sha, head_tree, branch_tree = self._git(
-            wt, "rev-parse", "HEAD", "HEAD^{tree}", f"{self.branch}^{{tree}}"
-        ).split()
+        sha, head_tree, branch_tree, fetched = self._git(
+            wt, "rev-parse", "HEAD", "HEAD^{tree}", "ORIG_HEAD^{tree}",
+            f"refs/remotes/origin/{self.branch}",
+        ).split()  # fmt: skip
+        self.fetched_head = fetched
         if head_tree != branch_tree:
             raise _Stop(f"the squash of {self.branch} does not match the rebased branch; stopped")
         steps.squashed = True
         steps.sha = sha
 
     def _message(self) -> str:
-        title = " ".join((self.title or "").split())[:100] or f"roadmap task {self.task_id}"
         return (
-            f"{title} ({self.task_id})\n\n"
+            f"{squash_subject(self.title, self.task_id)}\n\n"
             f"Squash of {self.branch} onto {self.base}.\n\n"
             f"{TASK_TRAILER}: {self.task_id}\n"
             f"{RUN_TRAILER}: {self.run_id}\n"

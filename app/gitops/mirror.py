@@ -24,6 +24,7 @@ from app.liveness import pid_alive
 
 _UNSAFE = re.compile(r"[^0-9A-Za-z._-]+")
 MIRROR_LOCK_TIMEOUT = 300.0
+KEPT_PREFIX = "kept-"
 
 
 def normalise_remote(repo: str) -> str:
@@ -100,6 +101,30 @@ class Mirror:
             with self.locked():
                 self._remove(path)
 
+    @contextmanager
+    def kept_worktree(self, name: str, start: str) -> Iterator[Path]:
+        """A worktree kept between integrations of one base (callers hold its merge lock).
+
+        Adding and removing a worktree per landing costs more than the landing's
+        own git work; callers reset it with `switch --discard-changes` instead.
+        """
+        digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+        path = self.worktrees / f"{KEPT_PREFIX}{_UNSAFE.sub('-', name)[:40]}-{digest}"
+        if not (path / ".git").is_file():
+            with self.locked():
+                self._remove(path)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._ensure()
+                self.runner.run(
+                    "worktree", "add", "--detach", "--quiet", str(path), start, cwd=self.path
+                )
+        yield path
+
+    def drop_worktree(self, path: Path) -> None:
+        """Remove a kept worktree that could not be reset (the next use recreates it)."""
+        with self.locked():
+            self._remove(path)
+
     def delete_branches(self, names: Sequence[str]) -> None:
         """Drop local branches an integration made; missing ones are fine."""
         with self.locked(), contextlib.suppress(GitError):
@@ -118,6 +143,8 @@ class Mirror:
         """Remove worktrees whose creating process is gone (a crash or a kill)."""
         if self.worktrees.is_dir():
             for entry in self.worktrees.iterdir():
+                if entry.name.startswith(KEPT_PREFIX):
+                    continue
                 pid = entry.name.split("-", 1)[0]
                 if not (pid.isdigit() and pid_alive(int(pid))):
                     self._remove(entry)

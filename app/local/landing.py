@@ -9,6 +9,8 @@ the core fails the task rather than guess.
 
 from __future__ import annotations
 
+import contextlib
+
 from app.core.effects import Integrate
 from app.core.identity import Identity
 from app.core.integration import IntegrationReport
@@ -22,9 +24,16 @@ from app.local.repo import REMOTE, ROADMAP_PATH, LocalRepo, RepoError
 
 class LocalIntegrator:
     def __init__(
-        self, repo: LocalRepo, run_id: str, roadmap: Roadmap, *, identity: Identity
+        self,
+        repo: LocalRepo,
+        run_id: str,
+        roadmap: Roadmap,
+        *,
+        identity: Identity,
+        delete_branches: bool = True,
     ) -> None:
         self.repo = repo
+        self.delete_branches = delete_branches
         self.run_id = run_id
         self.roadmap = roadmap
         self.identity = identity
@@ -34,7 +43,7 @@ class LocalIntegrator:
     def integrate(self, request: Integrate) -> IntegrationReport:
         task = self.roadmap.get(request.task)
         try:
-            return integrate(
+            report = integrate(
                 self.repo.origin_url,
                 request.base,
                 request.branch,
@@ -45,11 +54,26 @@ class LocalIntegrator:
                 roadmap_path=ROADMAP_PATH,
                 title=task.headline if task is not None else None,
                 identity=self.identity,
+                delete_branch=self.delete_branches,
             )
         except IntegrationInputError as exc:
             return IntegrationReport(summary=f"integration refused its input: {exc}")
         except Exception as exc:  # the integrator died: never retried blindly
             raise PortFault("infra", f"integrator crashed: {type(exc).__name__}: {exc}") from exc
+        if report.complete and self.delete_branches:
+            self._forget_branch(request.branch)
+        return report
+
+    def _forget_branch(self, branch: str) -> None:
+        """The landed branch leaves the clone too: its local branch and tracking ref.
+
+        A branch checked out in some worktree of the clone is left alone.
+        """
+        runner = GitRunner()
+        with contextlib.suppress(GitError):
+            runner.run("branch", "--quiet", "-D", branch, cwd=self.repo.path, check=False)
+            runner.run("update-ref", "-d", f"refs/remotes/{REMOTE}/{branch}",
+                       cwd=self.repo.path, check=False)  # fmt: skip
 
     def inspect(self, request: Integrate) -> IntegrationReport | None:
         try:

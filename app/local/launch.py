@@ -50,6 +50,7 @@ class Request:
     task: str | None = None
     dry_run: bool = False
     config_file: Path | None = None
+    resume: str | None = None
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ def load_plan(request: Request, base: str, read: Reader, heads: dict[str, str]) 
     settings = resolve(
         repo_file,
         override,
-        Overrides(agent=request.agent, max_parallel=request.max_parallel),
+        Overrides(agent=request.agent, max_parallel=request.max_parallel, resume=request.resume),
         base=base,
         repo_source=source,
         override_source=str(request.config_file),
@@ -91,7 +92,7 @@ def load_plan(request: Request, base: str, read: Reader, heads: dict[str, str]) 
     roadmap_text = read(base, ROADMAP_PATH)
     if roadmap_text is None:
         raise RepoError(f"{ROADMAP_PATH} is missing on {REMOTE}/{base}")
-    roadmap = parse_roadmap(roadmap_text)
+    roadmap = parse_roadmap(roadmap_text, external_met=settings.config.external_met)
     if not roadmap.valid:
         raise RoadmapInvalid([f"{ROADMAP_PATH}: {p.kind}: {p.message}" for p in roadmap.errors])
     return Plan(base, settings, roadmap_text, roadmap, held_ids(roadmap, heads, request.task))
@@ -116,7 +117,7 @@ def held_ids(roadmap: Roadmap, heads: dict[str, str], only: str | None) -> dict[
         if only not in ids:
             task = roadmap.get(only)
             why = "is already done" if task is not None and task.done else "is not an open task"
-            raise SettingsError(f"--task {only}: {why} in {ROADMAP_PATH}")
+            raise SettingsError(f"--task {only} {why} in {ROADMAP_PATH}")
     held: dict[str, str] = {}
     for unit, branch in units:
         if branch in heads:

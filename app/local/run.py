@@ -51,9 +51,14 @@ class Outcome:
 
     @property
     def exit_code(self) -> int:
-        bad = {"failed", "infra-fault", "deferred"}
-        failed = any(r["status"] in bad for r in self.result["results"])
-        return 1 if self.result["halted"] or failed else 0
+        return exit_code_of(self.result)
+
+
+def exit_code_of(result: dict[str, Any]) -> int:
+    """1 when the run halted or a task failed, else 0: `halted` and the code always agree."""
+    bad = {"failed", "infra-fault", "deferred"}
+    failed = any(r["status"] in bad for r in result["results"])
+    return 1 if result["halted"] or failed else 0
 
 
 def prepare(request: Request) -> tuple[LocalRepo, Plan]:
@@ -153,7 +158,13 @@ def execute(
         ports = Ports(
             log=log,
             stages=stages,
-            integrator=LocalIntegrator(repo, run_id, plan.roadmap, identity=identity),
+            integrator=LocalIntegrator(
+                repo,
+                run_id,
+                plan.roadmap,
+                identity=identity,
+                delete_branches=settings.delete_task_branches,
+            ),
             assessor=LocalAssessor(repo, run_dir),
             salvager=LocalSalvager(repo, run_dir, settings.identity),
             tokens=lambda: secrets.token_hex(16),
@@ -184,7 +195,9 @@ def execute(
         held = meta.get("held")
         if not isinstance(held, dict):
             held = dict.fromkeys(engine.state.held_out(), "held when the run started")
-        result["held"] = [{"id": k, "reason": v} for k, v in held.items()]
+        # A held survivor that was resumed and landed is no longer held.
+        landed = {r["id"] for r in result["results"] if r["status"] == "landed"}
+        result["held"] = [{"id": k, "reason": v} for k, v in held.items() if k not in landed]
         return Outcome(result, resumed, held)
     except BaseException:
         if stages is not None:

@@ -31,6 +31,7 @@ class Overrides:
 
     agent: str | None = None
     max_parallel: int | None = None
+    resume: str | None = None  # `--resume MODE`: resumePartialBranches on, with that mode
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -41,6 +42,7 @@ class LocalSettings:
     base: str
     identity: Identity | None
     config: RunConfig
+    delete_task_branches: bool = True
 
 
 def parse_yaml(text: str, source: str) -> dict[str, Any]:
@@ -102,14 +104,21 @@ def resolve(
     cli: dict[str, Any] = dict(flags.extra)
     if flags.agent is not None:
         cli["agent"] = flags.agent
+    config: dict[str, Any] = {}
     if flags.max_parallel is not None:
-        cli["config"] = {"maxParallel": flags.max_parallel}
+        config["maxParallel"] = flags.max_parallel
+    if flags.resume is not None:
+        config.update(resumePartialBranches=True, resumeMode=flags.resume)
+    if config:
+        cli["config"] = config
     merged = merge(merged, cli)
     cfg = _validate(merged, "command line")
     agent = (cfg.agent or "").strip()
     if require_agent and not agent:
         raise SettingsError(f'no agent command: pass --agent "CMD" or set `agent` in {CONFIG_PATH}')
-    return LocalSettings(agent, tuple(cfg.gates), base, cfg.identity, cfg.config)
+    return LocalSettings(
+        agent, tuple(cfg.gates), base, cfg.identity, cfg.config, cfg.delete_task_branches
+    )
 
 
 def configured_base(data: dict[str, Any]) -> str | None:

@@ -44,10 +44,23 @@ def _collect(
         return Survivor(
             branch=branch, head=head, evidence=SurvivorEvidence(collection_error=str(exc))
         )
-    cwd = repo.path
+    return evidence_at(
+        repo.path,
+        f"refs/remotes/{REMOTE}/{base}",
+        f"refs/remotes/{REMOTE}/{branch}",
+        branch=branch,
+        head=head,
+        task_id=task_id,
+        runs_root=runs_root,
+    )
+
+
+def evidence_at(
+    cwd: Path, base_ref: str, ref: str, *, branch: str, head: str, task_id: str, runs_root: Path
+) -> Survivor:
+    """What git says about `ref` against `base_ref` in the repository at `cwd` (read only)."""
     if git(cwd, "cat-file", "-e", f"{head}^{{commit}}", check=False).returncode != 0:
         return Survivor(branch=branch, head=head, readable=False)
-    base_ref, ref = f"refs/remotes/{REMOTE}/{base}", f"refs/remotes/{REMOTE}/{branch}"
     plan_path = execplan_path(task_id)
     try:
         commits = git(cwd, "rev-list", "--count", f"{base_ref}..{ref}").stdout.strip()

@@ -101,7 +101,7 @@ def test_next_json_with_taken_and_held(tmp_path, run_odw) -> None:
     assert data["ready"] == [
         {"id": "1.1.2", "kind": "normal", "branch": "roadmap-1-1-2", "subtasks": []}
     ]
-    assert data["blocked"] == [{"id": "1.1.4", "missing": ["1.1.1"]}]
+    assert data["blocked"] == [{"id": "1.1.4", "missing": ["1.1.1"], "external": []}]
 
 
 EXPECTED_CORPUS = {
@@ -112,7 +112,8 @@ EXPECTED_CORPUS = {
     ),
     "weaver.md": (
         128,
-        {"13.3.4": (False, ["13.1", "13.2", "13.3"]), "19.2.1": (False, ["14", "15", "17"])},
+        # 13.3 contains 13.3.4 itself: a self-reference warning, not a dependency.
+        {"13.3.4": (False, ["13.1", "13.2"]), "19.2.1": (False, ["14", "15", "17"])},
     ),
     "cuprum.md": (58, {"6.2.1": (False, ["5", "6.1.1", "6.1.2"])}),
     "wireframe.md": (175, {"1.1.1": (True, [])}),
@@ -123,7 +124,7 @@ EXPECTED_CORPUS = {
 def test_real_roadmaps(corpus, run_odw, name) -> None:
     count, samples = EXPECTED_CORPUS[name]
     res = run_odw("roadmap", str(corpus / name), "--json")
-    assert res.returncode in (0, 2), res.stderr
+    assert res.returncode == 0, res.stderr  # every corpus roadmap reads without errors
     tasks = {t["id"]: t for t in json.loads(res.stdout)["tasks"]}
     assert len(tasks) == count
     for tid, (done, requires) in samples.items():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.core.requires import requires_of
+from app.core.requires import external_of, requires_of
 
 CASES = [
     ("bullet", "Requires 1.2.3.", ["1.2.3"]),
@@ -23,7 +23,55 @@ CASES = [
     ("lowercase requires is prose", "This requires 1.2.3 later.", []),
     ("versions are not ids", "Requires v1.2.3 and 2.2.2.", ["2.2.2"]),
     ("end of text", "Requires 3.1", ["3.1"]),
+    (
+        "through range",
+        "Requires completion of 13.4.2 through 13.4.4.",
+        ["13.4.2", "13.4.3", "13.4.4"],
+    ),
+    ("hyphen range of tasks", "Requires 14.1.1-14.1.3.", ["14.1.1", "14.1.2", "14.1.3"]),
+    (
+        "another project's step is not local",
+        'Requires 2.5.1, Podbot Step 4.5, "Launch".',
+        ["2.5.1"],
+    ),
+    (
+        "grammar words are not project names",
+        "Requires Phase 3 and Steps 1.1-1.2.",
+        ["3", "1.1", "1.2"],
+    ),
 ]
+
+EXTERNAL_CASES = [
+    (
+        "name over a list",
+        "Requires 13.1.1 and depends on OrthoConfig 5.2.3, 6.1, and 7.2.7.",
+        ["OrthoConfig 5.2.3", "OrthoConfig 6.1", "OrthoConfig 7.2.7"],
+    ),
+    (
+        "range kept whole",
+        "Requires 1.1 and depends on OrthoConfig 7.2.3 through 7.2.5 and 8.1.",
+        ["OrthoConfig 7.2.3 through 7.2.5", "OrthoConfig 8.1"],
+    ),
+    (
+        "step keyword",
+        'Requires Podbot Step 2.2, "Container", Podbot Step 2.3.',
+        ["Podbot Step 2.2", "Podbot Step 2.3"],
+    ),
+    (
+        "owner/repo#N and name#N",
+        "Requires leynos/podbot#12 and weaver#7.",
+        ["leynos/podbot#12", "weaver#7"],
+    ),
+    ("owner/repo ids", "Requires acme/tools 2.1.", ["acme/tools 2.1"]),
+    ("lowercase prose is not a name", "Requires the phase 1 schema and archived task 2.2.3.", []),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [c[1:] for c in EXTERNAL_CASES], ids=[c[0] for c in EXTERNAL_CASES]
+)
+def test_external_references(text: str, expected: list[str]) -> None:
+    assert external_of([text]) == expected
 
 
 @pytest.mark.parametrize(("text", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

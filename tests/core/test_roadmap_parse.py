@@ -54,7 +54,9 @@ def test_tasks_in_document_order_with_lines() -> None:
         ("2.1.1", 22, False),
         ("2.1.2", 25, False),
     ]
-    assert rm.valid and not rm.warnings
+    assert rm.valid
+    # 2.1.2 names step 2.1, which contains it: a warning, not a dependency.
+    assert [(w.kind, w.ids) for w in rm.warnings] == [("self-reference", ("2.1.2", "2.1"))]
 
 
 FIELD_CASES = [
@@ -64,7 +66,8 @@ FIELD_CASES = [
     ("inline requires", "1.1.2", "requires", ("1.1.1",)),
     ("bullet requires", "1.1.3", "requires", ("1.1.1", "1.1.2")),
     ("phase prefix kept", "2.1.1", "requires", ("1",)),
-    ("range and step", "2.1.2", "requires", ("1.1", "2.1")),
+    ("range kept, own step dropped", "2.1.2", "requires", ("1.1",)),
+    ("own step recorded", "2.1.2", "self_references", ("2.1",)),
     (
         "checklist without id is context",
         "1.1.2",
@@ -146,7 +149,14 @@ def test_cycle_is_an_error_naming_ids_and_lines() -> None:
         ("cycle", ("1.1.1", "1.1.3", "1.1.4"), (1, 3, 4)),
         ("cycle", ("1.1.5",), (5,)),
     ]
-    assert "1.1.1 (line 1)" in rm.errors[0].message
+    assert rm.errors[0].message == (
+        "dependency cycle among open tasks: 1.1.1 -> 1.1.3 -> 1.1.4 -> 1.1.1 "
+        "(`A -> B`: A waits for B). Edges: "
+        "1.1.1 -> 1.1.3 from 'Requires 1.1.3' on line 1; "
+        "1.1.3 -> 1.1.4 from 'Requires 1.1.4' on line 3; "
+        "1.1.4 -> 1.1.1 from 'Requires 1.1.1' on line 4. "
+        "Blocked: 1.1.1, 1.1.3, 1.1.4; the rest of the roadmap is still scheduled"
+    )
 
 
 def test_cycle_through_a_prefix() -> None:
@@ -155,15 +165,20 @@ def test_cycle_through_a_prefix() -> None:
     assert [e.ids for e in rm.errors] == [("1.1.1", "2.1.1")]
 
 
-def test_prefix_containing_the_task_itself_means_the_rest() -> None:
+def test_prefix_containing_the_task_itself_is_a_warning_not_a_dependency() -> None:
     text = (
-        "- [x] 13.3.1. A\n- [x] 13.3.2. B\n- [ ] 13.3.3. C. Requires steps 13.1-13.3.\n"
-        "- [x] 13.1.1. D\n- [x] 13.2.1. E\n"
+        "- [ ] 13.3.1. A\n- [x] 13.3.2. B\n- [ ] 13.3.3. C. Requires steps 13.1-13.3.\n"
+        "- [x] 13.1.1. D\n- [ ] 13.2.1. E\n"
     )
     rm = parse_roadmap(text)
     assert rm.valid
     task = _task(text, "13.3.3")
-    assert rm.missing(task) == []
+    assert task.requires == ("13.1", "13.2")
+    assert rm.missing(task) == ["13.2"]  # not 13.3: 13.3.1 being open does not block it
+    assert [(w.kind, w.ids, w.lines) for w in rm.warnings] == [
+        ("self-reference", ("13.3.3", "13.3"), (3,))
+    ]
+    assert "Requires steps 13.1-13.3" in rm.warnings[0].message
 
 
 def test_unknown_dependency_is_a_warning_and_blocks() -> None:

@@ -30,6 +30,7 @@ def test_defaults_and_json_names():
         "resumeTaskId",
         "resumeMaxCandidates",
         "stageDeadlines",
+        "externalMet",
     }
     assert load_config(data) == RunConfig()
 

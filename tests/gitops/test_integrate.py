@@ -42,11 +42,14 @@ def test_lands_one_squash_commit_with_trailers_and_the_box_ticked(origin: Origin
     assert body.rstrip().splitlines()[-2:] == ["ODW-Task: 1.1.2", "ODW-Run: run-7"]
     assert origin.roadmap() == tick(roadmap_text(ALL_TASKS), "1.1.2")  # byte-exact tick
     assert "parts/1.1.2.txt" in origin.files()
-    assert origin.head(branch) == branch_tip  # the task branch on origin is not rewritten
+    # The landed task branch is deleted on origin (it was never rewritten before that).
+    assert f"refs/heads/{branch}" not in origin.refs() and branch_tip
+    assert report.summary is not None and report.summary.endswith(f"deleted {branch} on origin")
     mirror = Mirror(data_dir, normalise_remote(str(origin.path)), GitRunner())
-    assert not mirror.worktrees.is_dir() or list(mirror.worktrees.iterdir()) == []
+    kept = [p.name for p in mirror.worktrees.iterdir()] if mirror.worktrees.is_dir() else []
+    assert [name.startswith("kept-main-") for name in kept] == [True]
     local = git("for-each-ref", "--format=%(refname)", "refs/heads", cwd=mirror.path).split()
-    assert local == []  # integrate-<slug> and the local task branch are gone
+    assert local == []  # the work is done detached: no local branch to clean up
 
 
 def test_an_explicit_title_is_used(origin: Origin, data_dir: Path):
@@ -254,7 +257,7 @@ def test_rerun_after_the_task_branch_was_deleted_still_reports_landed(
 ):
     branch = origin.task_branch("1.1.2")
     first = land(origin, "1.1.2", data_dir)
-    git("branch", "-D", branch, cwd=origin.path)  # cleaned up after landing
+    assert f"refs/heads/{branch}" not in origin.refs()  # deleted after landing
     refs = origin.refs()
     again = land(origin, "1.1.2", data_dir)
     assert again.complete and again.attempts == 0 and again.sha == first.sha

@@ -133,7 +133,8 @@ def test_crash_before_push_then_rerun_lands_once(
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout)["attempts"] == 1
     assert len(origin.task_commits("1.1.3")) == 1
-    assert list((data_dir / "worktrees").glob("*/*")) == []  # the stale worktree was swept
+    # Only the worktree kept for the base remains, reset and reused by the rerun.
+    assert [p.name[:10] for p in (data_dir / "worktrees").glob("*/*")] == ["kept-main-"]
 
 
 def test_crash_after_push_then_rerun_pushes_nothing(

@@ -47,12 +47,15 @@ def test_dry_run_reports_the_frontier_and_changes_nothing(tmp_path: Path) -> Non
 
     code, data, stderr = p.run_json("--dry-run")
 
-    assert code == 0, stderr
+    # A real run would halt on the unresolved survivor: so does the dry run, exit 1.
+    assert code == 1, stderr
+    assert data["halted"].startswith("needs-operator-recovery")
+    assert data["live"] is None
     assert data["dryRun"] is True
     assert data["frontier"]["ready"] == ["1.1", "1.3"]
     assert [d["task"] for d in data["frontier"]["dispatch"]] == ["1.1", "1.3"]
     assert {d["stage"] for d in data["frontier"]["dispatch"]} == {"plan"}
-    assert data["frontier"]["blocked"] == [{"id": "1.2", "missing": ["1.1"]}]
+    assert data["frontier"]["blocked"] == [{"id": "1.2", "missing": ["1.1"], "external": []}]
     assert data["held"] == [{"id": "1.4", "reason": "surviving branch roadmap-1-4 on origin"}]
     assert data["processed"] == []
     assert result_of(data, "1.1")["detail"] == "dry run: would start"

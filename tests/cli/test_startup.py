@@ -1,0 +1,77 @@
+"""Start-up: `odw --help` imports no command module, and a closed pipe is not a crash."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import odw_executable
+
+PROBE = """
+import sys
+from app.cli.main import main
+try:
+    main({args!r})
+except SystemExit:
+    pass
+heavy = sorted(m for m in sys.modules if m.startswith(("app.cli.", "pydantic", "app.engine",
+    "app.store", "app.local", "app.gitops", "actions", "yaml", "sqlalchemy")))
+print(",".join(heavy))
+"""
+
+CASES = [
+    (
+        "help lists commands only",
+        ["--help"],
+        {"app.cli.main", "app.cli.commands", "app.cli.errors"},
+    ),
+    (
+        "roadmap imports only its module",
+        ["roadmap", "--json", "/nonexistent/roadmap.md"],
+        {
+            "app.cli.main",
+            "app.cli.commands",
+            "app.cli.errors",
+            "app.cli.output",
+            "app.cli.roadmap_cmd",
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "allowed"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_commands_import_only_what_they_run(args: list[str], allowed: set[str]) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(args=args)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    ).stdout.strip()
+    loaded = set(out.splitlines()[-1].split(",")) - {""}
+    assert loaded <= allowed, f"imported at start-up: {sorted(loaded - allowed)}"
+
+
+def _big_roadmap(path: Path, n: int = 3000) -> Path:
+    lines = [f"- [ ] 1.{i}. Task number {i} with a fairly long title" for i in range(1, n + 1)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    roadmap = _big_roadmap(tmp_path / "roadmap.md")
+    proc = subprocess.Popen(
+        [odw_executable(), "next", str(roadmap)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith("READY")
+    proc.stdout.close()  # what `| head -1` does
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141
+    assert err == ""
