@@ -2,20 +2,36 @@
 
 The integrator (`app/gitops`) produces the report; the core decides from it.
 A task counts as landed only when all five booleans are true.
+
+A plain frozen dataclass, not a pydantic model: `odw integrate` runs once per
+landing, and importing pydantic would cost more than the landing's git work.
+Pydantic models that embed it (events, inputs) still validate and dump it with
+camelCase names through `__pydantic_config__`; `to_json` is the same mapping
+for callers that never import pydantic.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-from pydantic.alias_generators import to_camel
+from dataclasses import dataclass, fields, replace
+from typing import Any, ClassVar
 
 INCOMPLETE_DETAIL = "integration incomplete (need ok+rebased+squashMerged+pushed+roadmapMarkedDone)"
 
 
-class IntegrationReport(BaseModel):
+def camel(name: str) -> str:
+    """`squash_merged` -> `squashMerged`: the report's JSON names."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+@dataclass(frozen=True, slots=True)
+class IntegrationReport:
     """What one integration did, field by field, as JSON with camelCase names."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {
+        "alias_generator": camel,
+        "populate_by_name": True,
+    }
 
     ok: bool = False
     rebased: bool = False
@@ -46,6 +62,13 @@ class IntegrationReport(BaseModel):
         return all(
             (self.ok, self.rebased, self.squash_merged, self.pushed, self.roadmap_marked_done)
         )
+
+    def with_summary(self, summary: str | None) -> IntegrationReport:
+        return replace(self, summary=summary)
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field under its camelCase name, in declaration order."""
+        return {camel(f.name): getattr(self, f.name) for f in fields(self)}
 
 
 def halt_detail(report: IntegrationReport) -> str | None:

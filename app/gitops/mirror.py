@@ -17,8 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-import filelock
-
+from app.gitops.flock import lock_file, unlock_file
 from app.gitops.runner import GitError, GitRunner
 from app.liveness import pid_alive
 
@@ -54,17 +53,16 @@ class Mirror:
     def locked(self) -> Iterator[None]:
         """Mirror-wide mutations (fetch, worktree add/remove) from any process, one at a time."""
         self._lock_path.parent.mkdir(parents=True, exist_ok=True)
-        lock = filelock.FileLock(str(self._lock_path), is_singleton=False, thread_local=False)
         try:
-            lock.acquire(timeout=MIRROR_LOCK_TIMEOUT, poll_interval=0.02)
-        except filelock.Timeout:
+            fd = lock_file(self._lock_path, MIRROR_LOCK_TIMEOUT)
+        except TimeoutError:
             raise MirrorBusy(
                 f"the mirror {self.path} stayed locked for {MIRROR_LOCK_TIMEOUT:g} s"
             ) from None
         try:
             yield
         finally:
-            lock.release()
+            unlock_file(fd)
 
     def _ensure(self) -> None:
         if (self.path / "HEAD").is_file():
