@@ -18,8 +18,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from app.core.identity import INTEGRATOR_IDENTITY, Identity
+from app.core.git_identity import INTEGRATOR_EMAIL, INTEGRATOR_NAME, identity_env
 from app.core.integration import IntegrationReport
 from app.core.naming import squash_subject
 from app.core.roadmap import parse_roadmap
@@ -30,6 +31,9 @@ from app.gitops.lock import LockTimeout, MergeLock, lock_key
 from app.gitops.mirror import Mirror, MirrorBusy, normalise_remote
 from app.gitops.push import PushStatus, push_head
 from app.gitops.runner import DEFAULT_TIMEOUT, GitError, GitRunner
+
+if TYPE_CHECKING:  # the pydantic model; the integrator itself never builds one
+    from app.core.identity import Identity
 
 DEFAULT_ROADMAP = "docs/roadmap.md"
 DEFAULT_MAX_ATTEMPTS = 10
@@ -77,7 +81,7 @@ def integrate(
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     token: str | None = None,
     push_options: Sequence[str] = (),
-    identity: Identity = INTEGRATOR_IDENTITY,
+    identity: Identity | None = None,
     delete_branch: bool = True,
 ) -> IntegrationReport:
     """Land `branch` on `base` of `repo` as one squash commit for `task_id`.
@@ -86,7 +90,8 @@ def integrate(
     outcome, including failures, is an IntegrationReport. Safe to call from many
     threads and processes at once when they share `lock` (or its backing store)
     and `data_dir`. With `delete_branch` the task branch is deleted on origin
-    once the task has landed, unless it moved since it was fetched.
+    once the task has landed, unless it moved since it was fetched. Commits are
+    made as `identity`, by default the integrator's own (`INTEGRATOR_IDENTITY`).
     """
     _validate(base, branch, task_id, run_id, roadmap_path, max_attempts)
     remote = normalise_remote(repo)
@@ -96,7 +101,7 @@ def integrate(
         raise IntegrationInputError(str(exc)) from None
     data_dir = Path(data_dir)
     env = auth_env(data_dir, token)
-    env.update(identity.env())
+    env.update(identity.env() if identity else identity_env(INTEGRATOR_NAME, INTEGRATOR_EMAIL))
     runner = GitRunner(timeout=git_timeout, env=env, secrets=[token] if token else [])
     job = _Integration(
         runner=runner,
