@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _ID = r"\d+(?:\.\d+)+"
 _SEP = r"\s*(?:,\s*and\s+|,\s*or\s+|,|\band\b|\bor\b|&)\s*"
@@ -53,9 +53,12 @@ _MAYBE_EXTERNAL = re.compile(r"[A-Z/#]")
 _ONE_ID = re.compile(rf"\s*({_ID})\s*")
 
 
-@dataclass(frozen=True)
-class Clause:
-    """One `Requires` clause: its text, local ids and external references."""
+class Clause(NamedTuple):
+    """One `Requires` clause: its text, local ids and external references.
+
+    A named tuple: a large roadmap has one clause per task, and a tuple is the
+    cheapest immutable record to build.
+    """
 
     text: str
     local: tuple[str, ...]
@@ -118,7 +121,8 @@ def dependencies_in(clause: str) -> list[str]:
 def parse_clause(body: str) -> Clause:
     simple = _ONE_ID.fullmatch(body)
     if simple is not None:  # the common `Requires 1.2.3.`: nothing else to read
-        return Clause(text=f"Requires {simple.group(1)}", local=(simple.group(1),), external=())
+        dep = simple.group(1)
+        return Clause("Requires " + dep, (dep,), ())
     external, rest = externals_in(body)
     return Clause(
         text=" ".join(("Requires " + body).split()),
