@@ -9,7 +9,7 @@ from app.cli.commands import command_help
 from app.cli.errors import UserError
 from app.cli.output import print_json, table
 from app.core.roadmap import Problem, Roadmap, parse_roadmap
-from app.core.selection import frontier
+from app.core.selection import Blocked, frontier
 
 DEFAULT_ROADMAP = "docs/roadmap.md"
 
@@ -80,6 +80,12 @@ def run_roadmap(args: argparse.Namespace) -> int:
     return 0 if not roadmap.errors else 2
 
 
+def _waiting_for(b: Blocked) -> str:
+    if not b.external:
+        return ", ".join(b.missing)
+    return ", ".join([*b.missing, *(f"{e} (external)" for e in b.external)])
+
+
 def run_next(args: argparse.Namespace) -> int:
     roadmap = load_roadmap(args.path)
     result = frontier(roadmap, taken=args.taken, held=args.held)
@@ -94,10 +100,7 @@ def run_next(args: argparse.Namespace) -> int:
         ready_rows = [[c.id, c.kind, c.branch, ", ".join(c.subtasks) or "-"] for c in result.ready]
         print(table(["READY", "KIND", "BRANCH", "SUBTASKS"], ready_rows))
         print()
-        waiting = [
-            [b.id, ", ".join([*b.missing, *(f"{e} (external)" for e in b.external)])]
-            for b in result.blocked
-        ]
+        waiting = [[b.id, _waiting_for(b)] for b in result.blocked]
         print(table(["BLOCKED", "WAITING FOR"], waiting, width=100))
         for line in _problems(roadmap):
             print(line)

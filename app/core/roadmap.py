@@ -101,6 +101,12 @@ class Problem:
         }
 
 
+def _prefixes(task_id: str) -> list[str]:
+    """`1.2.3` -> [`1`, `1.2`]: the phase and step ids a task id extends."""
+    parts = task_id.split(".")
+    return [".".join(parts[:k]) for k in range(1, len(parts))]
+
+
 @dataclass(frozen=True)
 class Roadmap:
     """Parsed tasks in document order plus everything wrong with them."""
@@ -117,18 +123,29 @@ class Roadmap:
         # Indexed once: `under` and `dependency_met` run for every task on every
         # selection, so a scan per prefix would make a large roadmap quadratic.
         by_id, addenda, under, open_under = self._by_id, self._addenda, self._under, self._open
+        chains: dict[str, list[str]] = {}  # parent id -> the prefixes of its children
         for t in self.tasks:
-            by_id.setdefault(t.id, t)
+            tid = t.id
+            if tid not in by_id:
+                by_id[tid] = t
             if t.addendum_of is not None:
                 addenda.setdefault(t.addendum_of, []).append(t)
-            tid = t.id
-            cut = tid.find(".")
-            while cut != -1:
-                prefix = tid[:cut]
-                under.setdefault(prefix, []).append(t)
+            parent = tid.rpartition(".")[0]
+            prefixes = chains.get(parent) if parent else None
+            if prefixes is None:
+                prefixes = chains[parent] = _prefixes(tid)
+            for prefix in prefixes:
+                members = under.get(prefix)
+                if members is None:
+                    under[prefix] = [t]
+                else:
+                    members.append(t)
                 if not t.done:
-                    open_under.setdefault(prefix, []).append(t)
-                cut = tid.find(".", cut + 1)
+                    opened = open_under.get(prefix)
+                    if opened is None:
+                        open_under[prefix] = [t]
+                    else:
+                        opened.append(t)
 
     @property
     def valid(self) -> bool:
