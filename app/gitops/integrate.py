@@ -194,7 +194,9 @@ class _Integration:
                     self._mark_done(wt, steps)
                     self._squash(wt, steps)
                     attempts += 1
-                    outcome = push_head(self.runner, wt, self.base, self.push_options)
+                    outcome = push_head(
+                        self.runner, wt, self.base, self.push_options, source=steps.sha or "HEAD"
+                    )
                     if outcome.status is PushStatus.PUSHED:
                         report = self._report(steps, attempts, pushed=True)
                         return self._delete_task_branch(wt, report)
@@ -361,18 +363,17 @@ class _Integration:
         steps.marked = True
 
     def _squash(self, wt: Path, steps: _Steps) -> None:
-        # Move HEAD back to the base keeping the rebased tree in the index: one
-        # commit with exactly that tree is the squash (ORIG_HEAD is the rebased head).
-        self._git(wt, "reset", "--quiet", "--soft", self.origin_base)
-        self._git(wt, "commit", "--quiet", "--no-verify", "-F", "-",
-                  input=self._message())  # fmt: skip
-        sha, head_tree, branch_tree, fetched = self._git(
-            wt, "rev-parse", "HEAD", "HEAD^{tree}", "ORIG_HEAD^{tree}",
-            f"refs/remotes/origin/{self.branch}",
-        ).split()  # fmt: skip
-        self.fetched_head = fetched
-        if head_tree != branch_tree:
-            raise _Stop(f"the squash of {self.branch} does not match the rebased branch; stopped")
+        # The squash is one commit on the base with exactly the tree of the rebased,
+        # ticked head: made from that tree by name, so it cannot differ from it, and
+        # made without moving HEAD or touching the index (one git call, not three).
+        sha = self._git(
+            wt, "commit-tree", "HEAD^{tree}", "-p", self.origin_base, "-F", "-",
+            input=self._message(),
+        ).strip()  # fmt: skip
+        if self.delete_branch:  # the head that was fetched and squashed: the deletion's lease
+            self.fetched_head = self._git(
+                wt, "rev-parse", f"refs/remotes/origin/{self.branch}"
+            ).strip()
         steps.squashed = True
         steps.sha = sha
 

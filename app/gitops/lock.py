@@ -10,10 +10,10 @@ adapter passes the same contract tests (`tests/gitops/test_merge_lock.py`).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -142,7 +142,7 @@ class LeaseMergeLock:
     @contextmanager
     def hold(self, key: str, timeout: float) -> Iterator[None]:
         name = self.prefix + key
-        holder = f"{self.owner}:{uuid.uuid4().hex[:12]}"
+        holder = f"{self.owner}:{os.urandom(6).hex()}"
         deadline = time.monotonic() + max(timeout, 0.0)
         while not self.leases.acquire(name, holder, self.ttl):
             left = deadline - time.monotonic()

@@ -12,14 +12,12 @@ import hashlib
 import os
 import re
 import shutil
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from app.gitops.flock import lock_file, unlock_file
 from app.gitops.runner import GitError, GitRunner
-from app.liveness import pid_alive
 
 _UNSAFE = re.compile(r"[^0-9A-Za-z._-]+")
 MIRROR_LOCK_TIMEOUT = 300.0
@@ -67,7 +65,7 @@ class Mirror:
     def _ensure(self) -> None:
         if (self.path / "HEAD").is_file():
             return
-        tmp = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex}")
+        tmp = self.path.with_name(f".{self.path.name}.{os.urandom(16).hex()}")
         try:
             self.runner.run("init", "--bare", "--quiet", str(tmp))
             self.runner.run("config", "remote.origin.url", self.remote, cwd=tmp)
@@ -86,7 +84,7 @@ class Mirror:
     @contextmanager
     def worktree(self, start: str) -> Iterator[Path]:
         """A fresh worktree detached at `start`, always removed afterwards."""
-        path = self.worktrees / f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        path = self.worktrees / f"{os.getpid()}-{os.urandom(6).hex()}"
         with self.locked():
             self._sweep()
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -139,6 +137,8 @@ class Mirror:
 
     def _sweep(self) -> None:
         """Remove worktrees whose creating process is gone (a crash or a kill)."""
+        from app.liveness import pid_alive  # not on a landing's path (kept worktrees)
+
         if self.worktrees.is_dir():
             for entry in self.worktrees.iterdir():
                 if entry.name.startswith(KEPT_PREFIX):
