@@ -51,6 +51,9 @@ _EXTERNAL = re.compile(
 _ITEM_RE = re.compile(_ITEM)
 _MAYBE_EXTERNAL = re.compile(r"[A-Z/#]")
 _ONE_ID = re.compile(rf"\s*({_ID})\s*")
+# A whole text that is one clause naming one id (`Requires 1.2.3.`), the form most
+# tasks use: read in one step, with the result the general path gives.
+_ONE_CLAUSE = re.compile(rf"Requires\s+({_ID})\s*\.?")
 
 
 class Clause(NamedTuple):
@@ -133,7 +136,15 @@ def parse_clause(body: str) -> Clause:
 
 def clauses_of(texts: Iterable[str]) -> list[Clause]:
     """Every clause of several texts, parsed, in order."""
-    return [parse_clause(body) for text in texts for body in clauses(text)]
+    out: list[Clause] = []
+    for text in texts:
+        simple = _ONE_CLAUSE.fullmatch(text)
+        if simple is not None:
+            dep = simple.group(1)
+            out.append(Clause("Requires " + dep, (dep,), ()))
+        else:
+            out.extend(parse_clause(body) for body in clauses(text))
+    return out
 
 
 def requires_of(texts: list[str]) -> list[str]:
