@@ -30,7 +30,7 @@ from app.gitops.landed import RUN_TRAILER, TASK_TRAILER, landed_state
 from app.gitops.lock import LockTimeout, MergeLock, lock_key
 from app.gitops.mirror import Mirror, MirrorBusy, normalise_remote
 from app.gitops.push import PushStatus, push_head
-from app.gitops.runner import DEFAULT_TIMEOUT, GitError, GitRunner
+from app.gitops.runner import DEFAULT_TIMEOUT, GitError, GitResult, GitRunner
 
 if TYPE_CHECKING:  # the pydantic model; the integrator itself never builds one
     from app.core.identity import Identity
@@ -318,15 +318,17 @@ class _Integration:
 
     def _rebase(self, wt: Path, steps: _Steps) -> None:
         # Detached throughout: no local branch is made, so none needs deleting.
-        self._git(
-            wt, "switch", "--quiet", "--discard-changes", "--detach",
-            f"refs/remotes/origin/{self.branch}",
-        )  # fmt: skip
-        result = self.runner.run(
-            "rebase", "--quiet", "--no-autostash", self.origin_base, cwd=wt, check=False
-        )
+        # `rebase <base> <head>` checks the fetched head out itself (one git call,
+        # not two); only when it cannot start, because a killed landing left the
+        # worktree dirty, is the worktree reset with `switch --discard-changes`.
+        head = f"refs/remotes/origin/{self.branch}"
+        result = self._start_rebase(wt, head)
+        if result.returncode != 0 and not self._conflicted(wt):
+            self.runner.run("rebase", "--abort", cwd=wt, check=False)
+            self._git(wt, "switch", "--quiet", "--discard-changes", "--detach", head)
+            result = self._start_rebase(wt, head)
         if result.returncode != 0:
-            paths = self._git(wt, "diff", "--name-only", "--diff-filter=U").split()
+            paths = self._conflicted(wt)
             self.runner.run("rebase", "--abort", cwd=wt, check=False)
             if not paths:
                 raise _Stop(
@@ -339,6 +341,14 @@ class _Integration:
                 conflicts="conflicting paths: " + ", ".join(paths),
             )
         steps.rebased = True
+
+    def _start_rebase(self, wt: Path, head: str) -> GitResult:
+        return self.runner.run(
+            "rebase", "--quiet", "--no-autostash", self.origin_base, head, cwd=wt, check=False
+        )
+
+    def _conflicted(self, wt: Path) -> list[str]:
+        return self._git(wt, "diff", "--name-only", "--diff-filter=U").split()
 
     def _mark_done(self, wt: Path, steps: _Steps) -> None:
         path = wt / self.roadmap_path
