@@ -104,7 +104,7 @@ def run_integrate(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UserError(f"cannot use data directory {data_dir}: {exc}") from None
     if args.json:
-        print_json(report.to_json())
+        print_json(report.model_dump(by_alias=True))
     else:
         print(readable(report, args.task, args.base))
     return 0 if report.complete else 1

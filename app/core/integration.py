@@ -6,12 +6,13 @@ A task counts as landed only when all five booleans are true.
 A plain frozen dataclass, not a pydantic model: `odw integrate` runs once per
 landing, and importing pydantic would cost more than the landing's git work.
 Pydantic models that embed it (events, inputs) still validate and dump it with
-camelCase names through `__pydantic_config__`; `to_json` is the same mapping
-for callers that never import pydantic.
+camelCase names through `__pydantic_config__`, and the two model methods its
+callers use, `model_dump` and `model_copy`, keep their meaning.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
 
@@ -63,12 +64,13 @@ class IntegrationReport:
             (self.ok, self.rebased, self.squash_merged, self.pushed, self.roadmap_marked_done)
         )
 
-    def with_summary(self, summary: str | None) -> IntegrationReport:
-        return replace(self, summary=summary)
+    def model_dump(self, *, by_alias: bool = False) -> dict[str, Any]:
+        """Every field in declaration order, under its camelCase name with `by_alias`."""
+        name = camel if by_alias else str
+        return {name(f.name): getattr(self, f.name) for f in fields(self)}
 
-    def to_json(self) -> dict[str, Any]:
-        """Every field under its camelCase name, in declaration order."""
-        return {camel(f.name): getattr(self, f.name) for f in fields(self)}
+    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> IntegrationReport:
+        return replace(self, **(update or {}))
 
 
 def halt_detail(report: IntegrationReport) -> str | None:

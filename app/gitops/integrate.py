@@ -242,7 +242,7 @@ class _Integration:
         else:
             why = (result.stderr.strip().splitlines() or ["git push failed"])[-1]
             note = f"; kept {self.branch} on origin (could not delete it: {why})"
-        return report.with_summary((report.summary or "") + note)
+        return report.model_copy(update={"summary": (report.summary or "") + note})
 
     def _report(
         self,

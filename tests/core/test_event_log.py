@@ -61,7 +61,7 @@ def test_an_integration_report_keeps_its_camel_case_json_inside_an_event():
     )  # fmt: skip
     event = IntegrationRecorded(at=datetime(2026, 1, 1, tzinfo=UTC), task="1.2.3", report=report)
     data = json.loads(json.dumps(event_to_json(event)))
-    assert data["report"] == report.to_json() == {
+    assert data["report"] == report.model_dump(by_alias=True) == {
         "ok": True, "rebased": True, "squashMerged": True, "pushed": False,
         "roadmapMarkedDone": True, "attempts": 2, "sha": "abc1234", "conflicts": None,
         "summary": "push failed",
