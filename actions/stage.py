@@ -25,13 +25,13 @@ from app.core.identity import RUNNER_IDENTITY, Identity
 from app.core.naming import execplan_path, task_branch
 from app.core.verdict import (
     AGENT_STAGES,
+    MARKER_WORD,
     WRITE_STAGES,
     Check,
     GateResult,
     InfraFault,
     SalvageBundle,
     Verdict,
-    completion_marker,
     valid_token,
 )
 from app.gitops.runner import GitError, config_entries, git, risky_config
@@ -183,7 +183,10 @@ def agent_env(req: StageRequest, prompt_file: Path, report_file: Path) -> dict[s
         "ODW_STAGE": req.stage,
         "ODW_TASK_ID": req.task,
         "ODW_PROMPT_FILE": str(prompt_file),
-        "ODW_COMPLETION_MARKER": completion_marker(req.token),
+        # The marker is exported in two halves, so no variable holds it whole
+        # and a dump of the environment cannot print it (on a line or not).
+        "ODW_COMPLETION_WORD": MARKER_WORD,
+        "ODW_COMPLETION_TOKEN": req.token,
         "ODW_REPORT_FILE": str(report_file),
         "ODW_EXECPLAN_PATH": execplan_path(req.task),
     }

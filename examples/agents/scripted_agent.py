@@ -8,7 +8,8 @@ completion marker. A script file can make chosen stages misbehave, so failure
 handling can be rehearsed on a real repository.
 
 Environment (set by ODW): ODW_STAGE, ODW_TASK_ID, ODW_PROMPT_FILE,
-ODW_COMPLETION_MARKER, ODW_REPORT_FILE, ODW_EXECPLAN_PATH.
+ODW_COMPLETION_WORD, ODW_COMPLETION_TOKEN (print both, one space apart, on a
+line of their own when done), ODW_REPORT_FILE, ODW_EXECPLAN_PATH.
 Optional: SCRIPTED_AGENT_SCRIPT, a JSON file such as
   {"1.2.3": {"implement": ["no-marker", "pass"]}, "*": {"review": ["approve"]}}
 whose words are consumed one per attempt of that stage (then `pass`):
@@ -52,7 +53,7 @@ def _set_status(plan: Path, status: str) -> None:
 def main() -> int:
     stage = os.environ["ODW_STAGE"]
     task = os.environ["ODW_TASK_ID"]
-    marker = os.environ["ODW_COMPLETION_MARKER"]
+    marker = f"{os.environ['ODW_COMPLETION_WORD']} {os.environ['ODW_COMPLETION_TOKEN']}"
     report = os.environ.get("ODW_REPORT_FILE")
     slug = re.sub(r"[^0-9A-Za-z]+", "-", task).strip("-")
     plan = Path(os.environ.get("ODW_EXECPLAN_PATH") or f"docs/execplans/{slug}.md")
