@@ -11,6 +11,7 @@ from __future__ import annotations
 from importlib import resources
 from string import Template
 
+from app.core.execplan import REQUIRED_SECTIONS
 from app.core.naming import execplan_path
 from app.core.roadmap import Task, parse_roadmap
 from app.core.sanitize import delimited_block
@@ -63,7 +64,9 @@ def build_prompt(
     prefix = completion_marker("").strip()
     parts = [
         f"# ODW stage `{stage}` for roadmap task {task_id}\n",
-        Template(template(stage)).safe_substitute(task=task_id, execplan=plan_path).strip(),
+        Template(template(stage))
+        .safe_substitute(task=task_id, execplan=plan_path, sections=", ".join(REQUIRED_SECTIONS))
+        .strip(),
         "",
         "## Rules",
         "",

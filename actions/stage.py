@@ -21,6 +21,7 @@ from actions.proctree import ProcessResult, run_process
 from actions.prompt import ROADMAP_PATH, PromptError, build_prompt
 from actions.stream import EchoBudget, HeadTailCapture, MarkerScanner, tee
 from actions.summary import render_summary
+from app.core.execplan import plan_stage_problems
 from app.core.identity import RUNNER_IDENTITY, Identity
 from app.core.naming import execplan_path, task_branch
 from app.core.verdict import (
@@ -225,6 +226,7 @@ class _Writer:
         self.salvage = SalvageBundle()
         self.fault: InfraFault | None = None
         self.timings: dict[str, float] = {}
+        self.hold_push = False
 
     def run(self, succeeded: bool) -> None:
         req, wd = self.req, self.setup.workdir
@@ -260,14 +262,32 @@ class _Writer:
         self.checks.append(Check(name="commit", status="passed", reason=reason))
 
     def _plan_check(self) -> None:
+        """The ExecPlan is committed and keeps the contract (sections, `Status: DRAFT`)."""
         rel = execplan_path(self.req.task)
         rev = gitwork.head(self.setup.workdir)
-        found = rev is not None and gitwork.path_in_commit(self.setup.workdir, rev, rel)
-        self.checks.append(
-            Check(name="execplan", status="passed", reason=f"{rel} is committed")
-            if found
-            else Check(name="execplan", status="failed", reason=f"{rel} was not written")
+        text = (
+            None
+            if rev is None
+            else gitwork.file_in_commit(self.setup.workdir, rev, rel, MAX_PLAN_BYTES)
         )
+        if text is None:
+            reason = f"{rel} was not written (or is larger than {MAX_PLAN_BYTES} bytes)"
+            self.checks.append(Check(name="execplan", status="failed", reason=reason))
+            return
+        self.checks.append(Check(name="execplan", status="passed", reason=f"{rel} is committed"))
+        problems = plan_stage_problems(text)
+        self.checks.append(
+            Check(name="execplan_contract", status="failed", reason="; ".join(problems))
+            if problems
+            else Check(
+                name="execplan_contract",
+                status="passed",
+                reason="every required section is present and Status is DRAFT",
+            )
+        )
+        # A plan that breaks the contract stays off origin: its Status would
+        # decide where a `continue` resume starts.
+        self.hold_push = bool(problems)
 
     def _gates(self) -> None:
         if self.req.stage not in GATE_STAGES:
@@ -295,6 +315,10 @@ class _Writer:
     def _push(self) -> None:
         if not self.req.push:
             self.checks.append(Check(name="push", status="skipped", reason="push disabled"))
+            return
+        if self.hold_push:
+            reason = "the ExecPlan breaks the contract (execplan_contract); nothing was pushed"
+            self.checks.append(Check(name="push", status="skipped", reason=reason))
             return
         if self.setup.push_url is None:
             reason = f"the checkout has no remote named {self.req.remote}; commits stay local"

@@ -41,6 +41,20 @@ def _next_word(task: str, stage: str) -> str:
     return words[used] if used < len(words) else "pass"
 
 
+# The sections ODW's plan stage requires besides Purpose and Progress (README,
+# "The ExecPlan contract").
+SECTIONS = (
+    "Constraints",
+    "Risks",
+    "Decision log",
+    "Context and orientation",
+    "Plan of work",
+    "Concrete steps",
+    "Validation and acceptance",
+    "Idempotence and recovery",
+)
+
+
 def _set_status(plan: Path, status: str) -> None:
     text = plan.read_text() if plan.exists() else ""
     if re.search(r"(?m)^Status:.*$", text):
@@ -70,9 +84,10 @@ def main() -> int:
 
     if stage == "plan":
         plan.parent.mkdir(parents=True, exist_ok=True)
+        sections = "".join(f"## {name}\n\nScripted: nothing to say.\n\n" for name in SECTIONS)
         plan.write_text(
             f"# ExecPlan {task}\n\nStatus: DRAFT\n\n## Purpose\n\nDeliver roadmap task {task}.\n\n"
-            "## Progress\n\n- [ ] Implement\n- [ ] Validate\n"
+            "## Progress\n\n- [ ] Implement\n- [ ] Validate\n\n" + sections
         )
     elif stage in ("implement", "fix"):
         out = Path("work") / f"{slug}.txt"

@@ -7,7 +7,9 @@ import time
 from pathlib import Path
 
 import jsonschema
+import pytest
 
+from app.core.execplan import REQUIRED_SECTIONS
 from app.core.verdict import EXIT_TIMEOUT, Verdict, completion_marker
 from tests.actions.conftest import alive, git, group_members
 
@@ -231,22 +233,52 @@ def test_agent_contract_environment_cwd_and_stdin(repo, make_agent, stage, tmp_p
     assert result.code == 1
 
 
-def test_plan_stage_commits_the_execplan(repo, make_agent, stage) -> None:
-    agent = make_agent(
+PLAN_BODY = "".join(f"## {name}\n\nText.\n\n" for name in REQUIRED_SECTIONS)
+
+
+def planner(make_agent, status: str, body: str = PLAN_BODY):
+    return make_agent(
         "planner",
-        """
+        f"""
         import os, pathlib
         p = pathlib.Path(os.environ["ODW_EXECPLAN_PATH"])
         p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text("# Plan\\n\\nStatus: DRAFT\\n")
+        p.write_text("# Plan\\n\\nStatus: {status}\\n\\n" + {body!r})
         print(os.environ["ODW_COMPLETION_WORD"], os.environ["ODW_COMPLETION_TOKEN"])
         """,
     )
-    result = stage(repo.clone, agent, stage="plan")
+
+
+def test_plan_stage_commits_the_execplan(repo, make_agent, stage) -> None:
+    result = stage(repo.clone, planner(make_agent, "DRAFT"), stage="plan")
     assert result.code == 0, result.verdict.checks
     assert checks(result)["execplan"] == ("passed", None)
+    assert checks(result)["execplan_contract"] == ("passed", None)
     shown = git(repo.origin, "show", "roadmap-1-1-1:docs/execplans/1-1-1.md")
     assert "Status: DRAFT" in shown
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "reason"),
+    [
+        ("COMPLETE", PLAN_BODY, "Status is COMPLETE; the plan stage writes DRAFT"),
+        ("APPROVED", PLAN_BODY, "Status is APPROVED; the plan stage writes DRAFT"),
+        ("DRAFT", PLAN_BODY.replace("## Risks", "Risks"), "missing sections: Risks"),
+    ],
+    ids=["complete", "approved", "missing-section"],
+)
+def test_plan_stage_fails_a_plan_that_breaks_the_contract(
+    repo, make_agent, stage, status, body, reason
+) -> None:
+    """Issue 12.11: a plan's Status decides where `continue` resumes; only DRAFT may leave plan."""
+    result = stage(repo.clone, planner(make_agent, status, body), stage="plan")
+    assert result.code == 1 and not result.verdict.passed
+    check = result.verdict.check("execplan_contract")
+    assert check is not None and check.status == "failed"
+    assert reason in check.reason
+    # Not pushed: a COMPLETE plan on origin would send a resumed task straight to review.
+    assert repo.origin_head("roadmap-1-1-1") is None
+    assert checks(result)["push"][0] == "skipped"
 
 
 def test_marker_then_nonzero_exit_passes_with_exit_code_recorded(repo, make_agent, stage) -> None:

@@ -7,18 +7,23 @@ from pathlib import Path
 
 import pytest
 
+from app.core.execplan import REQUIRED_SECTIONS
 from app.core.identity import Identity
 from app.local.stage_runner import LocalRunnerError, run_local_stage
 from tests.actions.conftest import git
 
-PLANNER = """
+PLANNER = (
+    f"SECTIONS = {list(REQUIRED_SECTIONS)!r}\n"
+    + """
 import os, pathlib, subprocess
 p = pathlib.Path(os.environ["ODW_EXECPLAN_PATH"])
 p.parent.mkdir(parents=True, exist_ok=True)
 branch = subprocess.check_output(["git", "branch", "--show-current"], text=True)
-p.write_text(f"Status: DRAFT\\nbranch: {branch}")
+sections = "".join(f"## {name}\\n\\nText.\\n\\n" for name in SECTIONS)
+p.write_text(f"Status: DRAFT\\nbranch: {branch}\\n\\n{sections}")
 print(os.environ["ODW_COMPLETION_WORD"], os.environ["ODW_COMPLETION_TOKEN"])
 """
+)
 
 IMPLEMENTER = """
 import os, pathlib
