@@ -170,3 +170,14 @@ def test_a_process_that_cannot_be_killed_is_reported_as_cleanup_failed(
     assert result.exit_code == EXIT_CLEANUP_FAILED and result.cleanup_failed
     assert set(frozen) <= set(result.survivors)
     assert result.signals_sent[-1] == "SIGKILL"
+
+
+def test_odw_stage_leaves_no_daemon_behind(repo, stage, daemon: Daemon) -> None:
+    """The issue's case end to end: a daemon started by a passing agent dies with its attempt."""
+    agent = f'{daemon.command} & sleep 0.3; echo "$ODW_COMPLETION_WORD $ODW_COMPLETION_TOKEN"'
+    result = stage(repo.clone, agent, stage="review")
+    daemon.assert_gone()
+    exit_check = result.verdict.check("exit_code")
+    assert exit_check is not None and exit_check.code == 0
+    assert "leftover process(es) were terminated" in exit_check.reason
+    assert result.verdict.fault is None
