@@ -272,8 +272,9 @@ def run_process(
             survivors = sorted({*survivors, proc.pid})
     finally:
         proc.stdout.close()
-        if not box.close() and not survivors:
-            survivors = sorted(box.members()) or [proc.pid]
+        released = _release(box, proc.pid)
+        if not released and not survivors:
+            survivors = sorted(box.members())
     result = ProcessResult(
         exit_code=0,
         timed_out=timed_out,
@@ -283,7 +284,7 @@ def run_process(
         duration=time.monotonic() - start,
         containment=box.kind,
     )
-    if survivors:
+    if survivors or not released:
         result.cleanup_failed = True
         result.exit_code = EXIT_CLEANUP_FAILED
     elif timed_out:
@@ -294,6 +295,17 @@ def run_process(
     else:
         result.exit_code = code if code is not None else EXIT_CLEANUP_FAILED
     return result
+
+
+def _release(box: Containment, root: int, wait: float = 1.0) -> bool:
+    """Remove the attempt's cgroup, giving exited members a moment to be reaped."""
+    end = time.monotonic() + wait
+    while not box.close():
+        if time.monotonic() >= end:
+            return False
+        _reap_orphans(root)
+        time.sleep(_POLL)
+    return True
 
 
 def _drain(fd: int, on_output: Callable[[bytes], None] | None, limit: float = 2.0) -> None:
