@@ -119,6 +119,24 @@ def tagged(tag: str) -> list[int]:
     return sorted(p for p in found if _live(p))
 
 
+def clear_orphaned(parent: Path) -> None:
+    """Empty and remove attempt cgroups whose runner died (killed before its cleanup).
+
+    A cgroup is named for the pid of the runner that made it; while that pid
+    lives the cgroup is left alone. Populated ones get `cgroup.kill` now and are
+    removed by a later call once empty.
+    """
+    for path in parent.glob("odw-*-*"):
+        owner = path.name.split("-")[1]
+        if not owner.isdigit() or _live(int(owner)):
+            continue
+        try:
+            path.rmdir()
+        except OSError:
+            with contextlib.suppress(OSError):
+                (path / "cgroup.kill").write_text("1")
+
+
 class Containment:
     """One attempt's processes: started inside it, found, signalled, removed."""
 
@@ -135,7 +153,8 @@ class Containment:
             return cls(tag, None)
         parent = own_cgroup()
         if parent is not None:
-            path = parent / f"odw-{tag}"
+            clear_orphaned(parent)
+            path = parent / f"odw-{os.getpid()}-{tag}"
             try:
                 path.mkdir()
                 return cls(tag, path)

@@ -6,6 +6,8 @@ a process frozen by the cgroup v1 freezer that no signal can end until thawed.
 
 from __future__ import annotations
 
+import secrets
+import subprocess
 import sys
 import textwrap
 import time
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from actions.containment import Kind, own_cgroup
+from actions.containment import Containment, Kind, own_cgroup
 from actions.proctree import run_process
 from app.core.verdict import EXIT_CLEANUP_FAILED, EXIT_TIMEOUT
 from tests.actions.conftest import alive
@@ -113,7 +115,7 @@ FREEZER = Path("/sys/fs/cgroup/freezer")
 @pytest.fixture
 def freezer(tmp_path: Path) -> Iterator[Path]:
     """A frozen cgroup v1 freezer: a process moved in stays alive through SIGKILL until thawed."""
-    path = FREEZER / f"odw-test-{tmp_path.name}"
+    path = FREEZER / f"odw-test-{secrets.token_hex(6)}"
     try:
         path.mkdir()
         (path / "freezer.state").write_text("FROZEN")
@@ -181,3 +183,26 @@ def test_odw_stage_leaves_no_daemon_behind(repo, stage, daemon: Daemon) -> None:
     assert exit_check is not None and exit_check.code == 0
     assert "leftover process(es) were terminated" in exit_check.reason
     assert result.verdict.fault is None
+
+
+@pytest.mark.skipif(own_cgroup() is None, reason="no writable cgroup v2 here")
+def test_a_cgroup_left_by_a_killed_runner_is_emptied_and_removed(tmp_path: Path) -> None:
+    """A runner killed before its cleanup leaves its cgroup; the next attempt clears it."""
+    parent = own_cgroup()
+    assert parent is not None
+    dead = subprocess.Popen(["sleep", "0"])  # any finished pid will do
+    dead.wait()
+    stale = parent / f"odw-{dead.pid}-{secrets.token_hex(4)}"
+    stale.mkdir()
+    orphan = subprocess.Popen(["sleep", "60"])
+    try:
+        (stale / "cgroup.procs").write_text(str(orphan.pid))
+        Containment.open("cgroup").close()
+        assert orphan.wait(timeout=10) == -9
+        Containment.open("cgroup").close()
+        assert not stale.exists()
+    finally:
+        orphan.kill()
+        orphan.wait()
+        if stale.exists():
+            stale.rmdir()
