@@ -34,6 +34,7 @@ Preference = Literal["auto", "cgroup", "sweep"]
 # it into the cgroup before it can fork; `exec` keeps the pid.
 _GATE = 'kill -STOP "$$" && exec "$@"'
 _GATE_WAIT = 5.0
+_MAX_ROUNDS = 100
 
 
 class ContainmentError(Exception):
@@ -104,7 +105,9 @@ def tagged(tag: str) -> list[int]:
     seen: set[int] = set()
     found = []
     fresh = _pids()
-    while fresh:
+    for _ in range(_MAX_ROUNDS):  # bounded when unrelated processes keep starting
+        if not fresh:
+            break
         seen |= fresh
         for pid in sorted(fresh):
             if pid == me:
