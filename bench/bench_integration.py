@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import statistics
-import subprocess
 import tempfile
 import threading
 import time
@@ -24,6 +23,7 @@ from pathlib import Path
 from app.core.roadmap_edit import tick
 from app.gitops.integrate import integrate
 from app.gitops.lock import InProcessMergeLock
+from bench.support import Timing, medians, run_timed
 from tests.conftest import odw_executable
 from tests.gitops.origins import GIT_ENV, Origin, git
 
@@ -146,31 +146,30 @@ git push -q origin HEAD:main
 """
 
 
-def _whole_process(root: Path, n: int) -> tuple[float, float]:
-    """Median seconds per landing: `odw integrate` processes vs a shell script."""
+def _whole_process(root: Path, n: int) -> tuple[Timing, Timing]:
+    """Medians per landing: `odw integrate` processes vs a shell script."""
     env = {**os.environ, **GIT_ENV}
     odw_origin = _prepare(root / "odw", n)
     odw = []
     for tid in _ids(n):
-        start = time.perf_counter()
-        proc = subprocess.run(
+        proc, wall, cpu = run_timed(
             [odw_executable(), "integrate", "--repo", str(odw_origin.path), "--base", "main",
              "--branch", "roadmap-" + tid.replace(".", "-"), "--task", tid, "--keep-branch",
              "--data-dir", str(root / "odw-data")],
-            capture_output=True, text=True, env=env, check=False,
+            env=env,
         )  # fmt: skip
-        odw.append(time.perf_counter() - start)
         assert proc.returncode == 0, proc.stdout + proc.stderr
+        odw.append((wall, cpu))
     bare_origin = _prepare(root / "bare", n)
     work = bare_origin.clone()
     script = root / "land.sh"
     script.write_text(BARE_SCRIPT)
     bare = []
     for tid in _ids(n):
-        start = time.perf_counter()
-        subprocess.run(["sh", str(script), tid], cwd=work, env=env, check=True)
-        bare.append(time.perf_counter() - start)
-    return statistics.median(odw), statistics.median(bare)
+        proc, wall, cpu = run_timed(["sh", str(script), tid], cwd=work, env=env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        bare.append((wall, cpu))
+    return medians(odw), medians(bare)
 
 
 def main() -> None:
@@ -191,11 +190,10 @@ def main() -> None:
             f"bare git sequence {bare * 1000:.0f} ms, overhead x{odw / bare:.2f}"
         )
         whole = int(os.environ.get("ODW_BENCH_SEQUENTIAL", "12"))
-        odw, bare = _whole_process(root / "whole", whole)
+        odw_t, bare_t = _whole_process(root / "whole", whole)
         print(
-            f"whole process per landing (median of {whole}): odw integrate "
-            f"{odw * 1000:.0f} ms, shell script {bare * 1000:.0f} ms, x{odw / bare:.2f} "
-            "(goal <= 1.5)"
+            f"whole process per landing (median of {whole}): odw integrate {odw_t}, "
+            f"shell script {bare_t}: {odw_t.ratio(bare_t)} (goal <= 1.5)"
         )
 
 

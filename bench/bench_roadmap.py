@@ -6,29 +6,12 @@ import time
 
 from app.core.roadmap import parse_roadmap
 from app.core.selection import frontier
-
-
-def _roadmap(phases: int, steps: int, tasks: int) -> str:
-    lines = []
-    for p in range(1, phases + 1):
-        lines.append(f"## {p}. Phase {p}\n")
-        for s in range(1, steps + 1):
-            lines.append(f"### {p}.{s}. Step\n")
-            for t in range(1, tasks + 1):
-                mark = "x" if (p + s + t) % 3 == 0 else " "
-                lines.append(f"- [{mark}] {p}.{s}.{t}. Task {p}.{s}.{t} with a title that wraps")
-                lines.append("  onto a second line.")
-                if t > 1:
-                    lines.append(f"  - Requires {p}.{s}.{t - 1}.")
-                elif p > 1:
-                    lines.append(f"  - Requires phase {p - 1}.")
-                lines.append("  - Success: it is done.")
-    return "\n".join(lines) + "\n"
+from bench.support import generated_roadmap
 
 
 def main() -> None:
-    text = _roadmap(20, 10, 10)
     n = 2000
+    text = generated_roadmap(n)
     start = time.perf_counter()
     rm = parse_roadmap(text)
     parsed = time.perf_counter() - start

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 
 
 def print_json(data: object) -> None:
+    import json  # only --json output needs it; every command start pays for its import
+
     json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.core.git_identity import INTEGRATOR_EMAIL, INTEGRATOR_NAME, identity_env
+
 
 class Identity(BaseModel):
     """Author and committer of every commit ODW makes (never the agent's choice)."""
@@ -17,16 +19,11 @@ class Identity(BaseModel):
 
     def env(self) -> dict[str, str]:
         """The variables git reads the author and committer from."""
-        return {
-            "GIT_AUTHOR_NAME": self.name,
-            "GIT_AUTHOR_EMAIL": self.email,
-            "GIT_COMMITTER_NAME": self.name,
-            "GIT_COMMITTER_EMAIL": self.email,
-        }
+        return identity_env(self.name, self.email)
 
 
 RUNNER_IDENTITY = Identity(name="odw-runner", email="odw-runner@users.noreply.github.com")
 """What the runner commits under unless the config or a flag names another."""
 
-INTEGRATOR_IDENTITY = Identity(name="ODW", email="odw@localhost")
+INTEGRATOR_IDENTITY = Identity(name=INTEGRATOR_NAME, email=INTEGRATOR_EMAIL)
 """What the integrator's squash commits carry unless the caller names another."""

@@ -2,20 +2,37 @@
 
 The integrator (`app/gitops`) produces the report; the core decides from it.
 A task counts as landed only when all five booleans are true.
+
+A plain frozen dataclass, not a pydantic model: `odw integrate` runs once per
+landing, and importing pydantic would cost more than the landing's git work.
+Pydantic models that embed it (events, inputs) still validate and dump it with
+camelCase names through `__pydantic_config__`, and the two model methods its
+callers use, `model_dump` and `model_copy`, keep their meaning.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-from pydantic.alias_generators import to_camel
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, ClassVar
 
 INCOMPLETE_DETAIL = "integration incomplete (need ok+rebased+squashMerged+pushed+roadmapMarkedDone)"
 
 
-class IntegrationReport(BaseModel):
+def camel(name: str) -> str:
+    """`squash_merged` -> `squashMerged`: the report's JSON names."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+@dataclass(frozen=True, slots=True)
+class IntegrationReport:
     """What one integration did, field by field, as JSON with camelCase names."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+    __pydantic_config__: ClassVar[dict[str, Any]] = {
+        "alias_generator": camel,
+        "populate_by_name": True,
+    }
 
     ok: bool = False
     rebased: bool = False
@@ -46,6 +63,14 @@ class IntegrationReport(BaseModel):
         return all(
             (self.ok, self.rebased, self.squash_merged, self.pushed, self.roadmap_marked_done)
         )
+
+    def model_dump(self, *, by_alias: bool = False) -> dict[str, Any]:
+        """Every field in declaration order, under its camelCase name with `by_alias`."""
+        name = camel if by_alias else str
+        return {name(f.name): getattr(self, f.name) for f in fields(self)}
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> IntegrationReport:
+        return replace(self, **(update or {}))
 
 
 def halt_detail(report: IntegrationReport) -> str | None:

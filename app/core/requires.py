@@ -11,9 +11,10 @@ an external reference: kept as written, never read as one of this roadmap's ids.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _ID = r"\d+(?:\.\d+)+"
 _SEP = r"\s*(?:,\s*and\s+|,\s*or\s+|,|\band\b|\bor\b|&)\s*"
@@ -23,15 +24,21 @@ _RANGE = r"\s*(?:[-\u2013\u2014]|\bthrough\b|\bto\b)\s*"
 # the dots inside a dotted id are followed by a digit, so they never end it.
 _CLAUSE = re.compile(r"\bRequires\b(?P<body>.*?)(?:\.(?=\s|$)|$)", re.DOTALL)
 
-_TOKEN = re.compile(
-    rf"""
+
+# The grammar's larger expressions are compiled on first use: a clause naming one
+# id never needs them, and `odw integrate` reads roadmaps only for a title.
+@functools.cache
+def _token() -> re.Pattern[str]:
+    return re.compile(
+        rf"""
     \bsteps?\s+(?P<lo>{_ID})\s*[-\u2013\u2014]\s*(?P<hi>{_ID})(?![\w.]*\d)
   | (?<![\w.])(?P<a>{_ID}){_RANGE}(?P<b>{_ID})(?!\w|\.\d)
   | \bphases?\s+(?P<phase>\d+(?:\.\d+)*(?![\d]))(?P<more>(?:{_SEP}\d+(?![.\d\w]))*)
   | (?<![\w.])(?P<id>{_ID})(?!\w|\.\d)
     """,
-    re.IGNORECASE | re.VERBOSE,
-)
+        re.IGNORECASE | re.VERBOSE,
+    )
+
 
 # Words of the clause grammar itself: never a project's name.
 GRAMMAR_WORDS = frozenset(
@@ -39,23 +46,39 @@ GRAMMAR_WORDS = frozenset(
 )
 _NUM = r"\d+(?:\.\d+)*(?![\w.]*\d)"
 _ITEM = rf"{_NUM}(?:{_RANGE}{_NUM})?"
-_EXTERNAL = re.compile(
-    rf"""
+
+
+@functools.cache
+def _external() -> re.Pattern[str]:
+    return re.compile(
+        rf"""
     (?<![\w./#-])(?P<issue>[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)?\#\d+)
   | (?<![\w./#-])(?P<qual>[A-Za-z][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+|[A-Z][A-Za-z0-9_-]*)
     (?P<kind>\s+(?i:steps?|phases?|tasks?)\b)?\s+
     (?P<items>{_ITEM}(?:{_SEP}{_ITEM})*)
     """,
-    re.VERBOSE,
-)
-_ITEM_RE = re.compile(_ITEM)
+        re.VERBOSE,
+    )
+
+
+@functools.cache
+def _item() -> re.Pattern[str]:
+    return re.compile(_ITEM)
+
+
 _MAYBE_EXTERNAL = re.compile(r"[A-Z/#]")
 _ONE_ID = re.compile(rf"\s*({_ID})\s*")
+# A whole text that is one clause naming one id (`Requires 1.2.3.`), the form most
+# tasks use: read in one step, with the result the general path gives.
+_ONE_CLAUSE = re.compile(rf"Requires\s+({_ID})\s*\.?")
 
 
-@dataclass(frozen=True)
-class Clause:
-    """One `Requires` clause: its text, local ids and external references."""
+class Clause(NamedTuple):
+    """One `Requires` clause: its text, local ids and external references.
+
+    A named tuple: a large roadmap has one clause per task, and a tuple is the
+    cheapest immutable record to build.
+    """
 
     text: str
     local: tuple[str, ...]
@@ -84,7 +107,7 @@ def externals_in(clause: str) -> tuple[list[str], str]:
         return [], clause  # no capital, slash or hash: nothing can name another project
     found: list[str] = []
     kept = list(clause)
-    for m in _EXTERNAL.finditer(clause):
+    for m in _external().finditer(clause):
         if m.group("issue"):
             found.append(m.group("issue"))
         else:
@@ -93,7 +116,7 @@ def externals_in(clause: str) -> tuple[list[str], str]:
             head = " ".join((m.group("qual") + (m.group("kind") or "")).split())
             found.extend(
                 f"{head} {' '.join(item.group().split())}"
-                for item in _ITEM_RE.finditer(m.group("items"))
+                for item in _item().finditer(m.group("items"))
             )
         kept[m.start() : m.end()] = " " * (m.end() - m.start())
     return _unique(found), "".join(kept)
@@ -102,7 +125,7 @@ def externals_in(clause: str) -> tuple[list[str], str]:
 def dependencies_in(clause: str) -> list[str]:
     """Local dotted ids named by one clause, in order, expanded, without repeats."""
     found: list[str] = []
-    for m in _TOKEN.finditer(clause):
+    for m in _token().finditer(clause):
         if m.group("lo"):
             found.extend(_expand_range(m.group("lo"), m.group("hi")))
         elif m.group("a"):
@@ -118,7 +141,8 @@ def dependencies_in(clause: str) -> list[str]:
 def parse_clause(body: str) -> Clause:
     simple = _ONE_ID.fullmatch(body)
     if simple is not None:  # the common `Requires 1.2.3.`: nothing else to read
-        return Clause(text=f"Requires {simple.group(1)}", local=(simple.group(1),), external=())
+        dep = simple.group(1)
+        return Clause("Requires " + dep, (dep,), ())
     external, rest = externals_in(body)
     return Clause(
         text=" ".join(("Requires " + body).split()),
@@ -129,7 +153,15 @@ def parse_clause(body: str) -> Clause:
 
 def clauses_of(texts: Iterable[str]) -> list[Clause]:
     """Every clause of several texts, parsed, in order."""
-    return [parse_clause(body) for text in texts for body in clauses(text)]
+    out: list[Clause] = []
+    for text in texts:
+        simple = _ONE_CLAUSE.fullmatch(text)
+        if simple is not None:
+            dep = simple.group(1)
+            out.append(Clause("Requires " + dep, (dep,), ()))
+        else:
+            out.extend(parse_clause(body) for body in clauses(text))
+    return out
 
 
 def requires_of(texts: list[str]) -> list[str]:

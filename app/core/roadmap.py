@@ -22,7 +22,6 @@ TASK_LINE = re.compile(
     r"(?P<id>\d+(?:\.\d+)+)\.?(?=[ \t]|$)[ \t]*(?P<title>.*)$"
 )
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
-_BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<text>.*)$")
 _SUCCESS = re.compile(r"^(?:\[[ xX]\][ \t]+)?Success(?:[ \t]+criteria)?:[ \t]*(?P<text>.*)$", re.S)
 _SUCCESS_SENTENCE = re.compile(r"\bSuccess criteria:[ \t]*(?P<text>.*?)(?:\.(?=\s|$)|$)", re.S)
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -47,10 +46,6 @@ def split_lines(text: str) -> list[tuple[str, str]]:
 
 def _indent_width(prefix: str) -> int:
     return len(prefix.expandtabs(4))
-
-
-def _collapse(text: str) -> str:
-    return " ".join(text.split())
 
 
 @dataclass(frozen=True)
@@ -106,6 +101,12 @@ class Problem:
         }
 
 
+def _prefixes(task_id: str) -> list[str]:
+    """`1.2.3` -> [`1`, `1.2`]: the phase and step ids a task id extends."""
+    parts = task_id.split(".")
+    return [".".join(parts[:k]) for k in range(1, len(parts))]
+
+
 @dataclass(frozen=True)
 class Roadmap:
     """Parsed tasks in document order plus everything wrong with them."""
@@ -116,17 +117,35 @@ class Roadmap:
     _by_id: dict[str, Task] = field(default_factory=dict, compare=False, repr=False)
     _addenda: dict[str, list[Task]] = field(default_factory=dict, compare=False, repr=False)
     _under: dict[str, list[Task]] = field(default_factory=dict, compare=False, repr=False)
+    _open: dict[str, list[Task]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # Indexed once: `under` and `dependency_met` run for every task on every
         # selection, so a scan per prefix would make a large roadmap quadratic.
+        by_id, addenda, under, open_under = self._by_id, self._addenda, self._under, self._open
+        chains: dict[str, list[str]] = {}  # parent id -> the prefixes of its children
         for t in self.tasks:
-            self._by_id.setdefault(t.id, t)
+            tid = t.id
+            if tid not in by_id:
+                by_id[tid] = t
             if t.addendum_of is not None:
-                self._addenda.setdefault(t.addendum_of, []).append(t)
-            parts = t.id.split(".")
-            for k in range(1, len(parts)):
-                self._under.setdefault(".".join(parts[:k]), []).append(t)
+                addenda.setdefault(t.addendum_of, []).append(t)
+            parent = tid.rpartition(".")[0]
+            prefixes = chains.get(parent) if parent else None
+            if prefixes is None:
+                prefixes = chains[parent] = _prefixes(tid)
+            for prefix in prefixes:
+                members = under.get(prefix)
+                if members is None:
+                    under[prefix] = [t]
+                else:
+                    members.append(t)
+                if not t.done:
+                    opened = open_under.get(prefix)
+                    if opened is None:
+                        open_under[prefix] = [t]
+                    else:
+                        opened.append(t)
 
     @property
     def valid(self) -> bool:
@@ -151,15 +170,19 @@ class Roadmap:
         """Tasks whose id extends `prefix` (a step or phase id)."""
         return list(self._under.get(prefix, ()))
 
+    def open_under(self, prefix: str) -> list[Task]:
+        """The open tasks among `under(prefix)`."""
+        return list(self._open.get(prefix, ()))
+
     def names_something(self, dotted: str) -> bool:
         return dotted in self._by_id or dotted in self._under
 
     def fully_complete(self, task_id: str, *, ignoring: str | None = None) -> bool:
         """A task counts as complete only with all its addenda ticked too."""
-        task = self.get(task_id)
+        task = self._by_id.get(task_id)
         if task is None:
             return False
-        return task.done and all(a.done for a in self.addenda(task_id) if a.id != ignoring)
+        return task.done and all(a.done for a in self._addenda.get(task_id, ()) if a.id != ignoring)
 
     def dependency_met(self, dep: str, *, requester: str) -> bool:
         """Met when the task (or every task under the prefix) is fully complete.
@@ -170,10 +193,9 @@ class Roadmap:
         """
         if dep in self._by_id:
             return self.fully_complete(dep, ignoring=requester)
-        members = self._under.get(dep)
-        if members is None:
+        if dep not in self._under:
             return False
-        return all(t.done for t in members if t.id != requester)
+        return all(t.id == requester for t in self._open.get(dep, ()))
 
     def missing_local(self, task: Task) -> list[str]:
         """This roadmap's ids `task` still waits for, unknown ones included."""
@@ -205,17 +227,20 @@ def task_json(task: Task) -> dict[str, object]:
     }
 
 
-@dataclass
 class _Draft:
-    indent: int
-    id: str
-    done: bool
-    line: int
-    title_parts: list[str]
-    bullets: list[list[str]] = field(default_factory=list)
-    bullet_indents: list[int] = field(default_factory=list)
-    title_open: bool = True
-    parent: _Draft | None = None
+    """A task while its lines are read; slots keep the read of a large roadmap cheap."""
+
+    __slots__ = ("bullets", "done", "id", "indent", "line", "parent", "title_open", "title_parts")
+
+    def __init__(self, indent: int, tid: str, done: bool, line: int, title: str) -> None:
+        self.indent = indent
+        self.id = tid
+        self.done = done
+        self.line = line
+        self.title_parts = [title]
+        self.bullets: list[list[str]] = []
+        self.title_open = True
+        self.parent: _Draft | None = None
 
 
 def external_key(reference: str) -> str:
@@ -223,13 +248,22 @@ def external_key(reference: str) -> str:
     return " ".join(reference.split()).casefold()
 
 
+def _joined(parts: list[str]) -> str:
+    """The lines of a title or bullet as one line, runs of white space folded."""
+    return " ".join((parts[0] if len(parts) == 1 else " ".join(parts)).split())
+
+
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+
+
 def _finish(d: _Draft, met: frozenset[str]) -> Task:
-    title = _collapse(" ".join(d.title_parts))
-    bullets = [" ".join(" ".join(b).split()) for b in d.bullets]
+    title = _joined(d.title_parts)
     success: str | None = None
     context: list[str] = []
     requirement_texts = [title]
-    for text in bullets:
+    for parts in d.bullets:
+        text = _joined(parts)
         # Collapsed text: a success bullet has "Success" at 0 or after "[x] ".
         m = _SUCCESS.match(text) if "Success" in text[:11] else None
         if m and success is None:
@@ -243,87 +277,104 @@ def _finish(d: _Draft, met: frozenset[str]) -> Task:
         sm = _SUCCESS_SENTENCE.search(title)
         if sm:
             success = sm.group("text").strip()
+    parent = d.parent
     addendum_of = None
-    if d.parent is not None and d.parent.done and d.id.startswith(d.parent.id + "."):
-        addendum_of = d.parent.id
+    if parent is not None and parent.done and d.id.startswith(parent.id + "."):
+        addendum_of = parent.id
     requires: dict[str, str] = {}
     selfs: dict[str, str] = {}
     external: dict[str, str] = {}
-    for clause in clauses_of(requirement_texts):
-        for dep in clause.local:
-            # A phase or step that contains the task can never be met before it.
-            target = selfs if d.id.startswith(dep + ".") else requires
-            target.setdefault(dep, clause.text)
-        for ref in clause.external:
-            external.setdefault(ref, clause.text)
-    return Task(
-        id=d.id,
-        title=title,
-        done=d.done,
-        requires=tuple(requires),
-        line=d.line,
-        success=success,
-        context=tuple(context),
-        addendum_of=addendum_of,
-        external=tuple(external),
-        external_unmet=tuple(r for r in external if external_key(r) not in met),
-        self_references=tuple(selfs),
-        sources=tuple({**requires, **selfs, **external}.items()),
+    if len(requirement_texts) > 1 or "Requires" in title:
+        for clause in clauses_of(requirement_texts):
+            for dep in clause.local:
+                # A phase or step that contains the task can never be met before it.
+                target = selfs if d.id.startswith(dep + ".") else requires
+                target.setdefault(dep, clause.text)
+            for ref in clause.external:
+                external.setdefault(ref, clause.text)
+    # Task's own __init__ (frozen) sets its twelve fields one `object.__setattr__`
+    # at a time, which is most of the cost of reading a large roadmap; filling the
+    # instance dictionary at once gives the same object, field for field.
+    task = _new_object(Task)
+    _set_attribute(
+        task,
+        "__dict__",
+        {
+            "id": d.id,
+            "title": title,
+            "done": d.done,
+            "requires": tuple(requires),
+            "line": d.line,
+            "success": success,
+            "context": tuple(context),
+            "addendum_of": addendum_of,
+            "external": tuple(external),
+            "external_unmet": tuple(r for r in external if external_key(r) not in met)
+            if external
+            else (),
+            "self_references": tuple(selfs),
+            "sources": tuple({**requires, **selfs, **external}.items())
+            if selfs or external
+            else tuple(requires.items()),
+        },
     )
+    return task
 
 
 def _scan(text: str, met: frozenset[str]) -> list[Task]:
+    """Read tasks line by line; an indented line belongs to the nearest task above it.
+
+    Only CR, LF and CRLF break lines. This runs for every line of every roadmap
+    read (`odw next` on 5,000 tasks reads 30,000 lines), so the common lines are
+    told apart with string methods and only a task line meets a regular expression.
+    """
     drafts: list[_Draft] = []
     stack: list[_Draft] = []
-    # Only CR, LF and CRLF break lines; the cheap tests below run before any
-    # regular expression, which keeps a 5,000-task roadmap fast to read.
+    indents: list[int] = []  # stack[i].indent, read on every line
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    for number, line in enumerate(lines, start=1):
-        stripped = line.lstrip(" \t")
-        if not stripped.strip():
+    for number, line in enumerate(lines, 1):
+        if not line or line.isspace():
             for d in stack:
                 d.title_open = False
             continue
+        stripped = line.lstrip(" \t")
+        width = len(line) - len(stripped)
         first = stripped[0]
         if first == "#" and _HEADING.match(line):
             stack.clear()
+            indents.clear()
             continue
-        prefix = line[: len(line) - len(stripped)]
-        indent = _indent_width(prefix) if "\t" in prefix else len(prefix)
-        listed = first in "-*+"
-        m = TASK_LINE.match(line) if listed and stripped[1:].lstrip(" \t")[:1] == "[" else None
-        while stack and stack[-1].indent >= indent:
+        indent = width if line.find("\t", 0, width) < 0 else _indent_width(line[:width])
+        while indents and indents[-1] >= indent:
+            indents.pop()
             stack.pop()
-        if m:
-            parent = stack[-1] if stack else None
-            d = _Draft(
-                indent=indent,
-                id=m.group("id"),
-                done=m.group("mark") in "xX",
-                line=number,
-                title_parts=[m.group("title")],
-                parent=parent,
-            )
-            if parent is not None:
-                parent.title_open = False
-            drafts.append(d)
-            stack.append(d)
+        if first in "-*+" and stripped[1:2] in (" ", "\t"):
+            item = stripped[1:].lstrip(" \t")  # the bullet's text
+            if item[:1] == "[":
+                m = TASK_LINE.match(line)
+                if m:
+                    d = _Draft(indent, m["id"], m["mark"] in "xX", number, m["title"])
+                    if stack:
+                        d.parent = parent = stack[-1]
+                        parent.title_open = False
+                    drafts.append(d)
+                    stack.append(d)
+                    indents.append(indent)
+                    continue
+            if stack:
+                owner = stack[-1]
+                owner.title_open = False
+                owner.bullets.append([item])
             continue
         if not stack:
             continue
         owner = stack[-1]
-        bullet = _BULLET.match(line) if listed else None
-        if bullet:
-            owner.title_open = False
-            owner.bullets.append([bullet.group("text")])
-            owner.bullet_indents.append(indent)
-        elif owner.title_open:
+        if owner.title_open:
             owner.title_parts.append(line.strip())
         elif owner.bullets:
             owner.bullets[-1].append(line.strip())
         else:
             owner.bullets.append([line.strip()])
-            owner.bullet_indents.append(indent)
     return [_finish(d, met) for d in drafts]
 
 
@@ -412,20 +463,28 @@ def _edges(roadmap: Roadmap) -> dict[str, dict[str, str]]:
     """What each open task waits for among open tasks, and the dependency behind each edge.
 
     Ticked tasks have no edges: their dependencies no longer matter. An edge to
-    a ticked task cannot be on a cycle, so it is left out too.
+    a ticked task cannot be on a cycle, so it is left out too. A target is open
+    when the first task with its id is (duplicate ids may disagree).
     """
+    by_id = roadmap.by_id
+    unique = len(by_id) == len(roadmap.tasks)
     graph: dict[str, dict[str, str]] = {}
     for t in roadmap.tasks:
         if t.done:
             continue
         targets = graph.setdefault(t.id, {})
         for dep in t.requires:
-            if dep in roadmap.by_id:
+            if dep in by_id:
                 named = [dep] + [a.id for a in roadmap.addenda(dep) if a.id != t.id]
+            elif unique:  # the open members are exactly the open targets
+                for m in roadmap.open_under(dep):
+                    if m.id != t.id:
+                        targets.setdefault(m.id, dep)
+                continue
             else:
                 named = [m.id for m in roadmap.under(dep) if m.id != t.id]
             for target in named:
-                other = roadmap.get(target)
+                other = by_id.get(target)
                 if other is not None and not other.done:
                     targets.setdefault(target, dep)  # an explicit self-dependency is a cycle
     return graph
@@ -433,8 +492,12 @@ def _edges(roadmap: Roadmap) -> dict[str, dict[str, str]]:
 
 def open_cycles(roadmap: Roadmap) -> list[Problem]:
     edges = _edges(roadmap)
-    graph = {k: list(v) for k, v in edges.items()}
     order = {t.id: i for i, t in reversed(list(enumerate(roadmap.tasks)))}
+    # A cycle needs an edge that does not point up the document; a roadmap whose
+    # tasks wait only for earlier ones has none, and nothing to search.
+    if all(order[b] < order[a] for a, targets in edges.items() for b in targets):
+        return []
+    graph = {k: list(v) for k, v in edges.items()}
     out = []
     for comp in strongly_connected(graph):
         if len(comp) == 1 and comp[0] not in graph[comp[0]]:

@@ -8,7 +8,6 @@ carry credentials are refused outright rather than silently written to a config.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -46,6 +45,8 @@ def askpass_script(data_dir: Path) -> Path:
     target = data_dir / "bin" / "odw-askpass"
     if target.is_file() and target.read_text() == _SCRIPT and os.access(target, os.X_OK):
         return target
+    import tempfile  # only the first landing in a data directory writes the script
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".askpass-")
     try:

@@ -18,8 +18,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from app.core.identity import INTEGRATOR_IDENTITY, Identity
+from app.core.git_identity import INTEGRATOR_EMAIL, INTEGRATOR_NAME, identity_env
 from app.core.integration import IntegrationReport
 from app.core.naming import squash_subject
 from app.core.roadmap import parse_roadmap
@@ -29,7 +30,10 @@ from app.gitops.landed import RUN_TRAILER, TASK_TRAILER, landed_state
 from app.gitops.lock import LockTimeout, MergeLock, lock_key
 from app.gitops.mirror import Mirror, MirrorBusy, normalise_remote
 from app.gitops.push import PushStatus, push_head
-from app.gitops.runner import DEFAULT_TIMEOUT, GitError, GitRunner
+from app.gitops.runner import DEFAULT_TIMEOUT, GitError, GitResult, GitRunner
+
+if TYPE_CHECKING:  # the pydantic model; the integrator itself never builds one
+    from app.core.identity import Identity
 
 DEFAULT_ROADMAP = "docs/roadmap.md"
 DEFAULT_MAX_ATTEMPTS = 10
@@ -77,7 +81,7 @@ def integrate(
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
     token: str | None = None,
     push_options: Sequence[str] = (),
-    identity: Identity = INTEGRATOR_IDENTITY,
+    identity: Identity | None = None,
     delete_branch: bool = True,
 ) -> IntegrationReport:
     """Land `branch` on `base` of `repo` as one squash commit for `task_id`.
@@ -86,7 +90,8 @@ def integrate(
     outcome, including failures, is an IntegrationReport. Safe to call from many
     threads and processes at once when they share `lock` (or its backing store)
     and `data_dir`. With `delete_branch` the task branch is deleted on origin
-    once the task has landed, unless it moved since it was fetched.
+    once the task has landed, unless it moved since it was fetched. Commits are
+    made as `identity`, by default the integrator's own (`INTEGRATOR_IDENTITY`).
     """
     _validate(base, branch, task_id, run_id, roadmap_path, max_attempts)
     remote = normalise_remote(repo)
@@ -96,7 +101,7 @@ def integrate(
         raise IntegrationInputError(str(exc)) from None
     data_dir = Path(data_dir)
     env = auth_env(data_dir, token)
-    env.update(identity.env())
+    env.update(identity.env() if identity else identity_env(INTEGRATOR_NAME, INTEGRATOR_EMAIL))
     runner = GitRunner(timeout=git_timeout, env=env, secrets=[token] if token else [])
     job = _Integration(
         runner=runner,
@@ -189,7 +194,9 @@ class _Integration:
                     self._mark_done(wt, steps)
                     self._squash(wt, steps)
                     attempts += 1
-                    outcome = push_head(self.runner, wt, self.base, self.push_options)
+                    outcome = push_head(
+                        self.runner, wt, self.base, self.push_options, source=steps.sha or "HEAD"
+                    )
                     if outcome.status is PushStatus.PUSHED:
                         report = self._report(steps, attempts, pushed=True)
                         return self._delete_task_branch(wt, report)
@@ -311,15 +318,17 @@ class _Integration:
 
     def _rebase(self, wt: Path, steps: _Steps) -> None:
         # Detached throughout: no local branch is made, so none needs deleting.
-        self._git(
-            wt, "switch", "--quiet", "--discard-changes", "--detach",
-            f"refs/remotes/origin/{self.branch}",
-        )  # fmt: skip
-        result = self.runner.run(
-            "rebase", "--quiet", "--no-autostash", self.origin_base, cwd=wt, check=False
-        )
+        # `rebase <base> <head>` checks the fetched head out itself (one git call,
+        # not two); only when it cannot start, because a killed landing left the
+        # worktree dirty, is the worktree reset with `switch --discard-changes`.
+        head = f"refs/remotes/origin/{self.branch}"
+        result = self._start_rebase(wt, head)
+        if result.returncode != 0 and not self._conflicted(wt):
+            self.runner.run("rebase", "--abort", cwd=wt, check=False)
+            self._git(wt, "switch", "--quiet", "--discard-changes", "--detach", head)
+            result = self._start_rebase(wt, head)
         if result.returncode != 0:
-            paths = self._git(wt, "diff", "--name-only", "--diff-filter=U").split()
+            paths = self._conflicted(wt)
             self.runner.run("rebase", "--abort", cwd=wt, check=False)
             if not paths:
                 raise _Stop(
@@ -332,6 +341,14 @@ class _Integration:
                 conflicts="conflicting paths: " + ", ".join(paths),
             )
         steps.rebased = True
+
+    def _start_rebase(self, wt: Path, head: str) -> GitResult:
+        return self.runner.run(
+            "rebase", "--quiet", "--no-autostash", self.origin_base, head, cwd=wt, check=False
+        )
+
+    def _conflicted(self, wt: Path) -> list[str]:
+        return self._git(wt, "diff", "--name-only", "--diff-filter=U").split()
 
     def _mark_done(self, wt: Path, steps: _Steps) -> None:
         path = wt / self.roadmap_path
@@ -356,18 +373,17 @@ class _Integration:
         steps.marked = True
 
     def _squash(self, wt: Path, steps: _Steps) -> None:
-        # Move HEAD back to the base keeping the rebased tree in the index: one
-        # commit with exactly that tree is the squash (ORIG_HEAD is the rebased head).
-        self._git(wt, "reset", "--quiet", "--soft", self.origin_base)
-        self._git(wt, "commit", "--quiet", "--no-verify", "-F", "-",
-                  input=self._message())  # fmt: skip
-        sha, head_tree, branch_tree, fetched = self._git(
-            wt, "rev-parse", "HEAD", "HEAD^{tree}", "ORIG_HEAD^{tree}",
-            f"refs/remotes/origin/{self.branch}",
-        ).split()  # fmt: skip
-        self.fetched_head = fetched
-        if head_tree != branch_tree:
-            raise _Stop(f"the squash of {self.branch} does not match the rebased branch; stopped")
+        # The squash is one commit on the base with exactly the tree of the rebased,
+        # ticked head: made from that tree by name, so it cannot differ from it, and
+        # made without moving HEAD or touching the index (one git call, not three).
+        sha = self._git(
+            wt, "commit-tree", "HEAD^{tree}", "-p", self.origin_base, "-F", "-",
+            input=self._message(),
+        ).strip()  # fmt: skip
+        if self.delete_branch:  # the head that was fetched and squashed: the deletion's lease
+            self.fetched_head = self._git(
+                wt, "rev-parse", f"refs/remotes/origin/{self.branch}"
+            ).strip()
         steps.squashed = True
         steps.sha = sha
 

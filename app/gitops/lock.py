@@ -10,16 +10,16 @@ adapter passes the same contract tests (`tests/gitops/test_merge_lock.py`).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Protocol
 
-import filelock
+from app.gitops.flock import lock_file, unlock_file
 
 
 class LockTimeout(TimeoutError):
@@ -87,17 +87,16 @@ class FileMergeLock:
     @contextmanager
     def hold(self, key: str, timeout: float) -> Iterator[None]:
         self.directory.mkdir(parents=True, exist_ok=True)
-        # A fresh, non-singleton lock object per hold: two threads of one process
-        # then hold two descriptors and exclude each other like two processes do.
-        lock = filelock.FileLock(str(self.path_for(key)), is_singleton=False, thread_local=False)
+        # A descriptor per hold: two threads of one process exclude each other
+        # like two processes do.
         try:
-            lock.acquire(timeout=max(timeout, 0.0), poll_interval=0.02)
-        except filelock.Timeout:
+            fd = lock_file(self.path_for(key), timeout)
+        except TimeoutError:
             raise LockTimeout(key, timeout) from None
         try:
             yield
         finally:
-            lock.release()
+            unlock_file(fd)
 
 
 class LeaseTable(Protocol):
@@ -143,7 +142,7 @@ class LeaseMergeLock:
     @contextmanager
     def hold(self, key: str, timeout: float) -> Iterator[None]:
         name = self.prefix + key
-        holder = f"{self.owner}:{uuid.uuid4().hex[:12]}"
+        holder = f"{self.owner}:{os.urandom(6).hex()}"
         deadline = time.monotonic() + max(timeout, 0.0)
         while not self.leases.acquire(name, holder, self.ttl):
             left = deadline - time.monotonic()

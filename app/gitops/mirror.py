@@ -12,15 +12,12 @@ import hashlib
 import os
 import re
 import shutil
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-import filelock
-
+from app.gitops.flock import lock_file, unlock_file
 from app.gitops.runner import GitError, GitRunner
-from app.liveness import pid_alive
 
 _UNSAFE = re.compile(r"[^0-9A-Za-z._-]+")
 MIRROR_LOCK_TIMEOUT = 300.0
@@ -54,22 +51,21 @@ class Mirror:
     def locked(self) -> Iterator[None]:
         """Mirror-wide mutations (fetch, worktree add/remove) from any process, one at a time."""
         self._lock_path.parent.mkdir(parents=True, exist_ok=True)
-        lock = filelock.FileLock(str(self._lock_path), is_singleton=False, thread_local=False)
         try:
-            lock.acquire(timeout=MIRROR_LOCK_TIMEOUT, poll_interval=0.02)
-        except filelock.Timeout:
+            fd = lock_file(self._lock_path, MIRROR_LOCK_TIMEOUT)
+        except TimeoutError:
             raise MirrorBusy(
                 f"the mirror {self.path} stayed locked for {MIRROR_LOCK_TIMEOUT:g} s"
             ) from None
         try:
             yield
         finally:
-            lock.release()
+            unlock_file(fd)
 
     def _ensure(self) -> None:
         if (self.path / "HEAD").is_file():
             return
-        tmp = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex}")
+        tmp = self.path.with_name(f".{self.path.name}.{os.urandom(16).hex()}")
         try:
             self.runner.run("init", "--bare", "--quiet", str(tmp))
             self.runner.run("config", "remote.origin.url", self.remote, cwd=tmp)
@@ -88,7 +84,7 @@ class Mirror:
     @contextmanager
     def worktree(self, start: str) -> Iterator[Path]:
         """A fresh worktree detached at `start`, always removed afterwards."""
-        path = self.worktrees / f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        path = self.worktrees / f"{os.getpid()}-{os.urandom(6).hex()}"
         with self.locked():
             self._sweep()
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -141,6 +137,8 @@ class Mirror:
 
     def _sweep(self) -> None:
         """Remove worktrees whose creating process is gone (a crash or a kill)."""
+        from app.liveness import pid_alive  # not on a landing's path (kept worktrees)
+
         if self.worktrees.is_dir():
             for entry in self.worktrees.iterdir():
                 if entry.name.startswith(KEPT_PREFIX):

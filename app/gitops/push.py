@@ -34,13 +34,18 @@ _LOST_UPDATE_MARKERS = ("cannot lock ref", "but expected", "incorrect old value"
 
 
 def push_head(
-    runner: GitRunner, cwd: Path, base: str, push_options: Sequence[str] = ()
+    runner: GitRunner,
+    cwd: Path,
+    base: str,
+    push_options: Sequence[str] = (),
+    *,
+    source: str = "HEAD",
 ) -> PushOutcome:
-    """`git push --porcelain origin HEAD:refs/heads/<base>` (never forced), classified."""
+    """`git push --porcelain origin <source>:refs/heads/<base>` (never forced), classified."""
     args = ["push", "--porcelain", "--no-verify"]
     for option in push_options:
         args += ["--push-option", option]
-    args += ["origin", f"HEAD:refs/heads/{base}"]
+    args += ["origin", f"{source}:refs/heads/{base}"]
     result = runner.run(*args, cwd=cwd, check=False)
     status_line = _ref_status(result.stdout, base)
     remote_says = _remote_lines(result.stderr)

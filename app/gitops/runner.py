@@ -19,6 +19,7 @@ name embeds a URL or a driver name) are found by `risky_config` instead.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import re
@@ -67,11 +68,14 @@ HARDENED_CONFIG: tuple[tuple[str, str], ...] = (
     ("init.defaultBranch", "main"),
 )
 
+
 # Keys a `-c` cannot neutralise: a URL or a driver name is part of the key, or
 # the key pulls in other files. Found in a repository's configuration, they are
 # refused (`risky_config`) rather than obeyed.
-_RISKY = re.compile(
-    r"""^(
+@functools.cache
+def _risky() -> re.Pattern[str]:  # compiled on first use: a landing never reads config
+    return re.compile(
+        r"""^(
         url\..+\.(insteadof|pushinsteadof)
       | include\.path | includeif\..+
       | filter\..+ | diff\.external | diff\..+\.(textconv|command) | merge\..+\.driver
@@ -79,8 +83,9 @@ _RISKY = re.compile(
       | core\.(gitproxy|askpass|worktree|alternaterefscommand|fsmonitor|hookspath|sshcommand)
       | protocol\..+ | remote\..+\.(receivepack|uploadpack|proxy|vcs)
     )$""",
-    re.VERBOSE,
-)
+        re.VERBOSE,
+    )
+
 
 # Variables that would point git at another repository, index or configuration.
 # (The environment is ODW's own, never the agent's: an operator's GIT_SSH_COMMAND
@@ -269,7 +274,7 @@ def risky_config(
     repository's owner configured before the agent ran is theirs to keep.
     """
     old = before or {}
-    return sorted(k for k, v in after.items() if _RISKY.match(k) and old.get(k) != v)
+    return sorted(k for k, v in after.items() if _risky().match(k) and old.get(k) != v)
 
 
 _REDIRECT = re.compile(r"returned error: (30[12378])\b")

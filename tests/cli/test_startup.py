@@ -75,3 +75,26 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 141
     assert err == ""
+
+
+LANDING_PROBE = """
+import sys
+from app.cli.main import main
+code = main(["integrate", "--repo", sys.argv[1], "--base", "main", "--branch", "b",
+             "--task", "not-an-id", "--data-dir", sys.argv[2]])
+print(code, ",".join(sorted(m for m in sys.modules
+                            if m.split(".")[0] in ("pydantic", "pydantic_core", "filelock"))))
+"""
+
+
+def test_odw_integrate_imports_neither_pydantic_nor_a_lock_library(tmp_path: Path) -> None:
+    """Local mode runs `odw integrate` once per landing: its start-up is part of every landing."""
+    out = subprocess.run(
+        [sys.executable, "-c", LANDING_PROBE, str(tmp_path), str(tmp_path / "data")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    ).stdout.split()
+    assert out[0] == "2", "the bad task id is a usage error, reached after the imports"
+    assert out[1:] == [], f"imported by odw integrate: {out[1:]}"
