@@ -89,6 +89,9 @@ def json_text_of(body: bytes, content_type: str | None) -> bytes:
 def check_shape(text: bytes) -> None:
     """Refuse a body nested deeper than MAX_DEPTH or holding more than
     MAX_VALUES values, before a parser spends memory or stack on it."""
+    openers = text.count(b"[") + text.count(b"{")
+    if openers <= MAX_DEPTH and len(text) <= MAX_VALUES:
+        return  # cannot nest deeper than it opens, nor hold more values than bytes
     bare = _STRING.sub(b"0", text)
     values = bare.count(b",") + bare.count(b"[") + bare.count(b"{") + 1
     if values > MAX_VALUES:

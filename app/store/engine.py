@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -91,11 +93,38 @@ def _sqlite_engine(url: str) -> Engine:
             return
         # FULL syncs the WAL at every commit: what was acknowledged survives a
         # power cut. Repeatable work skips that wait (see REPEATABLE).
-        sync = "NORMAL" if options.get("odw_repeatable") else "FULL"
-        conn.exec_driver_sql(f"PRAGMA synchronous={sync}")
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        if options.get("odw_repeatable"):
+            conn.exec_driver_sql("PRAGMA synchronous=NORMAL")
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            return
+        conn.exec_driver_sql("PRAGMA synchronous=FULL")
+        _begin_promptly(conn.connection.dbapi_connection)
 
     return engine
+
+
+def _begin_promptly(dbapi_conn: Any) -> None:
+    """BEGIN IMMEDIATE, polling for the write lock every 2 ms at most.
+
+    Another process (the delivery worker) may hold the lock for a moment.
+    SQLite's busy handler would back off in sleeps of up to 100 ms; a write
+    someone is waiting on to be acknowledged polls finely instead.
+    """
+    dbapi_conn.execute("PRAGMA busy_timeout=0")
+    try:
+        deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+        pause = 0.0001
+        while True:
+            try:
+                dbapi_conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.002)
+    finally:
+        dbapi_conn.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
 
 
 def _postgres_engine(url: str) -> Engine:

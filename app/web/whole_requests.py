@@ -158,6 +158,23 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
         if leftover and pending.framing.feed(leftover):
             self._dispatch(pending)
             return
+        # Usually the whole request is already here: take it without a trip
+        # through the poller.
+        try:
+            data = conn.sock.recv(RECV_SIZE)
+        except (BlockingIOError, InterruptedError):
+            data = None
+        except OSError:
+            data = b""
+        if data is not None:
+            if not data:
+                self._drop(pending, registered=False)
+                return
+            if pending.framing.feed(data):
+                self._dispatch(pending)
+                return
+            if pending.framing.wants_continue:
+                self._send_continue(pending)
         self.reading.append(pending)
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_bytes, pending))
 
@@ -176,11 +193,7 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
         had_headers = framing.body_start >= 0
         done = framing.feed(data)
         if framing.wants_continue and not had_headers and not done:
-            try:
-                conn.sock.send(CONTINUE)
-            except OSError:
-                self._drop(pending)
-                return
+            self._send_continue(pending)
         if done:
             self.poller.unregister(conn.sock)
             pending.active = False
@@ -194,10 +207,16 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
         conn.data_ready = True
         super().enqueue_req(conn)
 
-    def _drop(self, pending: _Reading, reply: bytes = b"") -> None:
+    def _send_continue(self, pending: _Reading) -> None:
+        # A failed send shows up as a closed socket on the next read.
+        with contextlib.suppress(OSError):
+            pending.conn.sock.send(CONTINUE)
+
+    def _drop(self, pending: _Reading, reply: bytes = b"", registered: bool = True) -> None:
         pending.active = False
-        with contextlib.suppress(KeyError, ValueError, OSError):
-            self.poller.unregister(pending.conn.sock)
+        if registered:
+            with contextlib.suppress(KeyError, ValueError, OSError):
+                self.poller.unregister(pending.conn.sock)
         if reply:
             with contextlib.suppress(OSError):
                 pending.conn.sock.send(reply)
