@@ -7,7 +7,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +38,24 @@ def write_transaction(engine: Engine, **options: object) -> Iterator[Connection]
     """A write transaction. On SQLite the writers of one process queue on a
     lock first: SQLite's own busy handler polls with sleeps of up to 100 ms,
     which turns contention between threads into long tail latency."""
-    gate = _WRITE_GATES.get(engine)
     with (
-        gate if gate is not None else nullcontext(),
+        _gate(engine),
         engine.connect().execution_options(**options) as conn,
         conn.begin(),
     ):
         yield conn
+
+
+@contextmanager
+def write_transaction_on(conn: Connection) -> Iterator[Connection]:
+    """The same, on a connection a writer keeps (no pool round trip)."""
+    with _gate(conn.engine), conn.begin():
+        yield conn
+
+
+def _gate(engine: Engine) -> AbstractContextManager[object]:
+    gate = _WRITE_GATES.get(engine)
+    return gate if gate is not None else nullcontext()
 
 
 def make_engine(url: str) -> Engine:

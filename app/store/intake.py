@@ -9,10 +9,14 @@ under a burst the syncs are shared, which is where the time went.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from dataclasses import dataclass, field
 
+from sqlalchemy import Connection
+
+from app.store.engine import write_transaction_on
 from app.store.inbox import Inbox, NewDelivery
 
 log = logging.getLogger("odw.intake")
@@ -38,6 +42,7 @@ class GroupCommit:
         self._cond = threading.Condition(threading.Lock())
         self._queue: list[_Waiting] = []
         self._thread: threading.Thread | None = None
+        self._conn: Connection | None = None
 
     def record(self, delivery: NewDelivery) -> bool:
         waiting = _Waiting(delivery)
@@ -67,8 +72,13 @@ class GroupCommit:
 
     def _commit(self, batch: list[_Waiting]) -> None:
         try:
-            stored = self.inbox.record_many([w.delivery for w in batch])
+            if self._conn is None:
+                # The writer keeps one connection: no pool round trip per commit.
+                self._conn = self.inbox.engine.connect()
+            with write_transaction_on(self._conn) as tx:
+                stored = self.inbox.record_many([w.delivery for w in batch], tx=tx)
         except Exception as exc:
+            self._reconnect()
             if len(batch) > 1:
                 # One row the database refuses must not fail its neighbours.
                 log.warning("batch of %d failed (%s); storing one by one", len(batch), exc)
@@ -83,3 +93,11 @@ class GroupCommit:
             w.new = w.delivery.id in stored and w.delivery.id not in seen
             seen.add(w.delivery.id)
             w.done.set()
+
+    def _reconnect(self) -> None:
+        """After a failure the connection may be broken; take a fresh one."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.invalidate()
+                conn.close()

@@ -96,9 +96,10 @@ class WebhookEdge:
         except Exception:
             log.exception("could not store the delivery", extra={"delivery": d.id})
             return 503, {"error": "the delivery could not be stored; nothing was accepted"}
-        if log.isEnabledFor(logging.INFO):
+        if log.isEnabledFor(logging.DEBUG):
+            # The inbox is the record of every receipt; the worker logs outcomes.
             action = f".{d.action}" if d.action else ""
-            log.info(
+            log.debug(
                 "received %s%s", d.event, action, extra={"delivery": d.id, "duplicate": not new}
             )
         return 202, {"id": d.id, "status": "received" if new else "duplicate"}
