@@ -3,18 +3,19 @@
 These are the bounded checks the edge makes before it stores anything, so a
 signed but hostile body gets a 400 with the reason instead of a crash: the
 headers, the body's size, nesting and number of values (measured with a few
-passes of C-speed byte operations before any parser runs), and the two
-fields the inbox keeps beside the raw body, strictly typed. Typing the rest
-of the payload is the worker's job (`webhooks.events`).
+passes of C-speed byte operations before any parser runs), that it is a JSON
+object, and the two fields the inbox keeps beside the raw body, strictly
+typed. Typing the rest of the payload is the worker's job (`webhooks.events`).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 # GitHub caps payloads at 25 MB:
 # https://docs.github.com/en/webhooks/webhook-events-and-payloads#payload-cap
@@ -92,8 +93,10 @@ def check_shape(text: bytes) -> None:
     openers = text.count(b"[") + text.count(b"{")
     if openers <= MAX_DEPTH and len(text) <= MAX_VALUES:
         return  # cannot nest deeper than it opens, nor hold more values than bytes
-    bare = _STRING.sub(b"0", text)
-    values = bare.count(b",") + bare.count(b"[") + bare.count(b"{") + 1
+    bare = _STRING.sub(b"0", text).translate(None, b" \t\r\n")
+    # Every comma adds a value, every non-empty container its first one.
+    empty = bare.count(b"[]") + bare.count(b"{}")
+    values = bare.count(b",") + bare.count(b"[") + bare.count(b"{") - empty + 1
     if values > MAX_VALUES:
         raise BadDelivery(f"body has more than {MAX_VALUES} JSON values")
     brackets = bare.translate(_BRACKETS, _NOT_BRACKETS)
@@ -110,15 +113,28 @@ def check_shape(text: bytes) -> None:
         raise BadDelivery(f"body nests deeper than {MAX_DEPTH} levels")
 
 
-def payload_of(text: bytes) -> dict[str, Any]:
-    """The parsed JSON object; `check_shape` must have passed."""
+class _Envelope(BaseModel):
+    """The two fields the inbox keeps; every other value is checked as JSON
+    and skipped by pydantic-core's parser, never built as Python objects."""
+
+    model_config = ConfigDict(extra="ignore")
+    action: Any = None
+    installation: Any = None
+
+
+def envelope_of(text: bytes) -> dict[str, Any]:
+    """`action` and `installation` of the JSON object; `check_shape` must have
+    passed (the parser itself recurses)."""
     try:
-        data = json.loads(text)
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        found = _Envelope.model_validate_json(text)
+    except ValidationError as exc:
+        kind = exc.errors()[0]["type"] if exc.error_count() else ""
+        if kind == "model_type":
+            raise BadDelivery("body is not a JSON object") from None
         raise BadDelivery("body is not JSON") from None
-    if not isinstance(data, dict):
-        raise BadDelivery("body is not a JSON object")
-    return data
+    except RecursionError:
+        raise BadDelivery("body is not JSON") from None
+    return {"action": found.action, "installation": found.installation}
 
 
 def action_of(payload: dict[str, Any]) -> str | None:
@@ -156,7 +172,7 @@ def parse_delivery(
     delivery_id, event = check_headers(delivery_id, event)
     text = json_text_of(body, content_type)
     check_shape(text)
-    payload = payload_of(text)
+    payload = envelope_of(text)
     return IncomingDelivery(
         id=delivery_id,
         event=event,

@@ -7,7 +7,6 @@ worker dies mid-way and another reclaims it after the lease expires.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
@@ -23,7 +22,7 @@ from sqlalchemy.exc import OperationalError, StatementError
 
 from app.service.outcome import HandlerContext, Ignore, TransientError
 from app.store import Delivery, LeaseLost, Store
-from webhooks.events import PayloadError, parse_event
+from webhooks.events import PayloadError, parse_event_json
 from webhooks.router import Router
 
 log = logging.getLogger("odw.worker")
@@ -141,7 +140,7 @@ class DeliveryWorker:
             action = f" action {delivery.action!r}" if delivery.action else ""
             return self._finish(delivery, "ignored", f"no handler for {delivery.event!r}{action}")
         try:
-            event = parse_event(delivery.event, json.loads(delivery.body))
+            event = parse_event_json(delivery.event, delivery.body)
         except (PayloadError, ValueError, RecursionError) as exc:
             return self._finish(delivery, "failed", _short(str(exc)))
         try:

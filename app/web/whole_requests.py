@@ -203,7 +203,8 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
         conn = pending.conn
         conn.sock.setblocking(True)
         conn.init()
-        conn.parser.unreader.unread(bytes(pending.framing.buf))
+        conn.parser.unreader.unread(pending.framing.buf)
+        pending.framing.buf = bytearray()  # the parser holds its own copy
         conn.data_ready = True
         super().enqueue_req(conn)
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.webhooks import oracle
@@ -15,6 +17,7 @@ from webhooks.events import (
     WorkflowJobEvent,
     WorkflowRunEvent,
     parse_event,
+    parse_event_json,
 )
 from webhooks.router import Router
 
@@ -40,6 +43,12 @@ def test_every_published_example_parses_into_its_typed_event(example: oracle.Exa
         assert event.workflow_run.conclusion == payload["workflow_run"]["conclusion"]
     if isinstance(event, WorkflowJobEvent):
         assert event.workflow_job.run_id == payload["workflow_job"]["run_id"]
+
+
+@pytest.mark.parametrize("example", oracle.params(*oracle.ODW_EVENTS))
+def test_the_worker_reads_stored_json_into_the_same_event(example: oracle.Example) -> None:
+    body = json.dumps(example.payload).encode()
+    assert parse_event_json(example.event, body) == parse_event(example.event, example.payload)
 
 
 def test_a_payload_missing_a_typed_field_is_a_clear_error() -> None:
