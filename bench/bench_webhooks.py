@@ -258,10 +258,11 @@ def main() -> None:
         return
     body = push_body()
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
-    base_env.update(ODW_WEBHOOK_SECRET=SECRET, ODW_LOG_LEVEL="WARNING")
+    base_env.update(ODW_WEBHOOK_SECRET=SECRET)
     print(
         f"wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s, signed {len(body)} B push, unique "
-        f"delivery ids; {os.cpu_count()} cores; odw with its defaults (in-process shape shown)",
+        f"delivery ids; {os.cpu_count()} cores; odw with its defaults, the no-op under "
+        "the same gunicorn shape (processes x threads)",
         flush=True,
     )
     baselines: dict[tuple[int, int], dict[str, float]] = {}
