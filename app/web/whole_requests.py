@@ -118,11 +118,14 @@ class RequestFraming:
                 if self.buf[data_start : data_start + 2] == b"\r\n":
                     return True
                 return self.buf.find(b"\r\n\r\n", line_end) >= 0
-            self.decoded += size
-            if self.decoded > self.body_cap:
+            # Past the cap by data actually received, never by a size merely
+            # announced: a thread must find everything it reads buffered.
+            received = min(size, max(0, len(self.buf) - data_start))
+            if self.decoded + received > self.body_cap:
                 return True
             if len(self.buf) < data_start + size + 2:
                 return False
+            self.decoded += size
             self.chunk_pos = data_start + size + 2
 
 
@@ -201,7 +204,9 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
 
     def _dispatch(self, pending: _Reading) -> None:
         conn = pending.conn
-        conn.sock.setblocking(True)
+        # Blocking for the thread, but never without bound (a client that does
+        # not read its answer, or a body past the cap sent slowly).
+        conn.sock.settimeout(self.read_timeout)
         conn.init()
         conn.parser.unreader.unread(pending.framing.buf)
         pending.framing.buf = bytearray()  # the parser holds its own copy
