@@ -129,6 +129,25 @@ class RequestFraming:
             self.chunk_pos = data_start + size + 2
 
 
+class _TimedSocket:
+    """A connection's socket as gunicorn's request threads use it: where they
+    make it blocking, each operation blocks for at most `timeout` seconds, so
+    a client that stops reading its answer cannot hold a thread either."""
+
+    def __init__(self, sock: socket.socket, timeout: float) -> None:
+        self._sock = sock
+        self._timeout = timeout
+
+    def setblocking(self, flag: bool) -> None:
+        if flag:
+            self._sock.settimeout(self._timeout)
+        else:
+            self._sock.setblocking(False)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
 @dataclass
 class _Reading:
     conn: TConn
@@ -155,6 +174,8 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
         if self.cfg.is_ssl or conn.is_http2:
             super().enqueue_req(conn)
             return
+        if not isinstance(conn.sock, _TimedSocket):
+            conn.sock = _TimedSocket(conn.sock, self.read_timeout)
         pending = _Reading(conn, time.monotonic() + self.read_timeout)
         conn.sock.setblocking(False)
         leftover = conn.parser.unreader.take_buffered() if conn.parser is not None else b""
@@ -204,9 +225,7 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
 
     def _dispatch(self, pending: _Reading) -> None:
         conn = pending.conn
-        # Blocking for the thread, but never without bound (a client that does
-        # not read its answer, or a body past the cap sent slowly).
-        conn.sock.settimeout(self.read_timeout)
+        conn.sock.setblocking(True)  # for the thread; bounded (see _TimedSocket)
         conn.init()
         conn.parser.unreader.unread(pending.framing.buf)
         pending.framing.buf = bytearray()  # the parser holds its own copy
