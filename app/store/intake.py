@@ -22,6 +22,7 @@ from app.store.inbox import Inbox, NewDelivery
 log = logging.getLogger("odw.intake")
 
 MAX_BATCH = 256
+IDLE_SECONDS = 30.0
 
 
 @dataclass
@@ -64,8 +65,13 @@ class GroupCommit:
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._queue:
-                    self._cond.wait()
+                if not self._queue:
+                    self._cond.wait(IDLE_SECONDS)
+                if not self._queue:
+                    # Idle: give the connection back; the next record starts afresh.
+                    self._thread = None
+                    self._reconnect(broken=False)
+                    return
                 batch = self._queue[: self.max_batch]
                 del self._queue[: self.max_batch]
             self._commit(batch)
@@ -78,7 +84,7 @@ class GroupCommit:
             with write_transaction_on(self._conn) as tx:
                 stored = self.inbox.record_many([w.delivery for w in batch], tx=tx)
         except Exception as exc:
-            self._reconnect()
+            self._reconnect(broken=True)
             if len(batch) > 1:
                 # One row the database refuses must not fail its neighbours.
                 log.warning("batch of %d failed (%s); storing one by one", len(batch), exc)
@@ -94,10 +100,11 @@ class GroupCommit:
             seen.add(w.delivery.id)
             w.done.set()
 
-    def _reconnect(self) -> None:
-        """After a failure the connection may be broken; take a fresh one."""
+    def _reconnect(self, broken: bool) -> None:
+        """Drop the kept connection; after a failure it may be broken."""
         conn, self._conn = self._conn, None
         if conn is not None:
             with contextlib.suppress(Exception):
-                conn.invalidate()
+                if broken:
+                    conn.invalidate()
                 conn.close()

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 SECRET = "edge-secret"
 SLOW = 32
-READ_TIMEOUT = 6.0
+READ_TIMEOUT = 8.0
 
 
 def slow_client(port: int, stop: threading.Event, outcome: list[bytes]) -> None:
@@ -57,7 +57,7 @@ def test_slow_clients_hold_no_thread_and_are_cut_off_at_the_read_timeout(
         for _ in range(5):
             t = time.monotonic()
             assert request(port, "GET", "/healthz", timeout=3)[0] == 200
-            assert time.monotonic() - t < 1.0
+            assert time.monotonic() - t < 2.0  # waits for no slow client
         assert request(port, "POST", "/webhooks", body, headers, timeout=3)[0] == 202
         assert time.monotonic() - started < READ_TIMEOUT, "checks ran after the timeout"
         for c in clients:
