@@ -7,7 +7,6 @@ worker dies mid-way and another reclaims it after the lease expires.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
@@ -15,19 +14,21 @@ import socket
 import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, StatementError
 
 from app.service.outcome import HandlerContext, Ignore, TransientError
 from app.store import Delivery, LeaseLost, Store
-from webhooks.events import PayloadError, parse_event
+from webhooks.events import PayloadError, parse_event_json
 from webhooks.router import Router
 
 log = logging.getLogger("odw.worker")
 
 TRANSIENT = (TransientError, OperationalError, ConnectionError, TimeoutError)
+MAX_ERROR_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -37,10 +38,27 @@ class WorkerConfig:
     retry_base_seconds: float = 2.0
     retry_max_seconds: float = 300.0
     poll_seconds: float = 0.2
+    # Deliveries claimed per transaction; the claim was most of a worker's cost.
+    claim_batch: int = 8
 
 
 def new_owner(label: str = "worker") -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{label}:{uuid.uuid4().hex[:8]}"
+
+
+def public_error(exc: BaseException) -> str:
+    """The error as stored and shown by `/api/deliveries/<id>`: short, with no
+    SQL and no bound parameters (payload data); the details go to the log."""
+    if isinstance(exc, StatementError):
+        cause = exc.orig if exc.orig is not None else exc
+        return f"database error ({type(exc).__name__}: {type(cause).__name__}); details in the log"
+    return _short(f"{type(exc).__name__}: {exc}")
+
+
+def _short(text: str) -> str:
+    first = text.splitlines()[0] if text else ""
+    line = "".join(c if c.isprintable() else " " for c in first)
+    return line if len(line) <= MAX_ERROR_CHARS else line[: MAX_ERROR_CHARS - 1] + "…"
 
 
 class DeliveryWorker:
@@ -58,17 +76,31 @@ class DeliveryWorker:
         self.config = config
         self.owner = owner or new_owner()
         self.jitter = jitter
+        self.held: deque[tuple[Delivery, float]] = deque()
 
     def process_one(self, stop: threading.Event | None = None) -> str | None:
-        """Claim and process one delivery; its final status, or None when idle."""
-        claimed = self.store.inbox.claim(self.owner, self.config.lease_seconds)
-        if not claimed:
-            return None
-        delivery = claimed[0]
+        """Process one delivery; its final status, or None when idle.
+
+        Claims up to `claim_batch` due deliveries at once (one transaction
+        instead of one each) and works through them in order, renewing the
+        lease of one that waited past half of it.
+        """
+        if not self.held:
+            claimed = self.store.inbox.claim(
+                self.owner, self.config.lease_seconds, limit=self.config.claim_batch
+            )
+            self.held.extend((d, time.monotonic()) for d in claimed)
+            if not self.held:
+                return None
+        delivery, claimed_at = self.held.popleft()
         if stop is not None and stop.is_set():
-            self.store.inbox.release(delivery.id, self.owner)
+            self.release_held(first=delivery)
             return None
         try:
+            if time.monotonic() - claimed_at > self.config.lease_seconds / 2 and not (
+                self.store.inbox.heartbeat(delivery.id, self.owner, self.config.lease_seconds)
+            ):
+                raise LeaseLost(delivery.id)
             return self._process(delivery)
         except LeaseLost:
             log.warning(
@@ -76,6 +108,14 @@ class DeliveryWorker:
                 extra={"delivery": delivery.id, "owner": self.owner},
             )
             return None
+
+    def release_held(self, first: Delivery | None = None) -> None:
+        """Hand back what was claimed but not started (graceful shutdown)."""
+        pending = [first] if first is not None else []
+        pending += [d for d, _ in self.held]
+        self.held.clear()
+        for d in pending:
+            self.store.inbox.release(d.id, self.owner)
 
     def run(self, stop: threading.Event) -> None:
         """Process until `stop` is set; the delivery in hand is finished first."""
@@ -86,8 +126,12 @@ class DeliveryWorker:
                 log.error("database unavailable: %s", exc.orig or exc)
                 stop.wait(min(5.0, self.config.poll_seconds * 10))
                 continue
-            if outcome is None:
+            if outcome is None and not self.held:
                 stop.wait(self.config.poll_seconds)
+        try:
+            self.release_held()
+        except OperationalError as exc:
+            log.error("could not release claimed deliveries: %s", exc.orig or exc)
 
     def _process(self, delivery: Delivery) -> str:
         started = time.monotonic()
@@ -96,9 +140,9 @@ class DeliveryWorker:
             action = f" action {delivery.action!r}" if delivery.action else ""
             return self._finish(delivery, "ignored", f"no handler for {delivery.event!r}{action}")
         try:
-            event = parse_event(delivery.event, json.loads(delivery.body))
-        except (PayloadError, ValueError) as exc:
-            return self._finish(delivery, "failed", str(exc))
+            event = parse_event_json(delivery.event, delivery.body)
+        except (PayloadError, ValueError, RecursionError) as exc:
+            return self._finish(delivery, "failed", _short(str(exc)))
         try:
             with self.store.inbox.finishing(delivery.id, self.owner, "processed") as tx:
                 ctx = HandlerContext(delivery.id, self.store, tx)
@@ -109,10 +153,11 @@ class DeliveryWorker:
         except LeaseLost:
             raise
         except TRANSIENT as exc:
-            return self._retry(delivery, f"{type(exc).__name__}: {exc}")
+            log.warning("transient failure", exc_info=True, extra={"delivery": delivery.id})
+            return self._retry(delivery, public_error(exc))
         except Exception as exc:
             log.exception("handler failed", extra={"delivery": delivery.id})
-            return self._finish(delivery, "failed", f"{type(exc).__name__}: {exc}")
+            return self._finish(delivery, "failed", public_error(exc))
         log.info(
             "processed %s%s",
             delivery.event,

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.webhooks import oracle
@@ -15,6 +17,7 @@ from webhooks.events import (
     WorkflowJobEvent,
     WorkflowRunEvent,
     parse_event,
+    parse_event_json,
 )
 from webhooks.router import Router
 
@@ -42,12 +45,33 @@ def test_every_published_example_parses_into_its_typed_event(example: oracle.Exa
         assert event.workflow_job.run_id == payload["workflow_job"]["run_id"]
 
 
+@pytest.mark.parametrize("example", oracle.params(*oracle.ODW_EVENTS))
+def test_the_worker_reads_stored_json_into_the_same_event(example: oracle.Example) -> None:
+    body = json.dumps(example.payload).encode()
+    assert parse_event_json(example.event, body) == parse_event(example.event, example.payload)
+
+
 def test_a_payload_missing_a_typed_field_is_a_clear_error() -> None:
     with pytest.raises(
         PayloadError,
         match=r"pull_request payload: number: Field required; pull_request: Field required",
     ):
         parse_event("pull_request", {"action": "opened"})
+
+
+@pytest.mark.parametrize(
+    ("installation_id", "problem"),
+    [("123", "valid integer"), (True, "valid integer"), (1.0, "valid integer")],
+    ids=["string", "boolean", "float"],
+)
+def test_typed_fields_take_one_json_type_only(installation_id: object, problem: str) -> None:
+    """No coercion: "123" or true is not installation 123 or 1 in the worker
+    either (the edge refuses them first; rows stored before it are failed)."""
+    payload = {"action": "created", "installation": {"id": installation_id}}
+    with pytest.raises(PayloadError, match=rf"installation\.id: Input should be a {problem}"):
+        parse_event("installation", payload)
+    with pytest.raises(PayloadError, match=r"installation\.id"):
+        parse_event("star", payload)
 
 
 def test_events_odw_does_not_model_parse_generically() -> None:
