@@ -33,8 +33,12 @@ class Settings(BaseSettings):
     retry_max_seconds: float = Field(default=300.0, ge=0)
     poll_seconds: float = Field(default=0.2, gt=0)
     log_level: str = "INFO"
+    # Bearer token for /metrics and /api/*; unset, those endpoints do not exist.
+    admin_token: SecretStr | None = None
+    # Inbox rows and delivery bodies older than this are pruned.
+    retention_days: float = Field(default=14.0, gt=0)
 
-    @field_validator("webhook_secret", "webhook_secret_previous", mode="before")
+    @field_validator("webhook_secret", "webhook_secret_previous", "admin_token", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -53,6 +57,9 @@ class Settings(BaseSettings):
             for s in (self.webhook_secret, self.webhook_secret_previous)
             if s is not None
         ]
+
+    def admin_token_value(self) -> str | None:
+        return self.admin_token.get_secret_value() if self.admin_token else None
 
     def require_webhook_secret(self) -> None:
         if self.webhook_secret is None:

@@ -15,6 +15,7 @@ from flask import Flask, Response, jsonify, request
 from app.settings import Settings
 from app.store import Store
 from app.web import metrics
+from app.web.admin import guard_operator_endpoints
 from webhooks.delivery import MAX_BODY_BYTES, BadDelivery, parse_delivery
 from webhooks.signature import verify
 
@@ -33,6 +34,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Flask:
     db = store if store is not None else Store.open(settings.database, migrate_schema=False)
 
     app = Flask("odw")
+    guard_operator_endpoints(app, settings.admin_token_value())
     # Werkzeug refuses longer bodies before reading them, chunked ones included.
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.extensions["odw_store"] = db
