@@ -58,6 +58,7 @@ def worker_config(settings: Settings) -> WorkerConfig:
         retry_base_seconds=settings.retry_base_seconds,
         retry_max_seconds=settings.retry_max_seconds,
         poll_seconds=settings.poll_seconds,
+        retention_seconds=settings.retention_days * 86_400,
     )
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from sqlalchemy.exc import OperationalError
 
 from app.service.outcome import HandlerContext, Ignore, TransientError
+from app.service.retention import sweeper
 from app.store import Delivery, LeaseLost, Store
 from webhooks.events import PayloadError, parse_event
 from webhooks.router import Router
@@ -37,6 +38,8 @@ class WorkerConfig:
     retry_base_seconds: float = 2.0
     retry_max_seconds: float = 300.0
     poll_seconds: float = 0.2
+    # Finished deliveries older than this are pruned (ODW_RETENTION_DAYS).
+    retention_seconds: float = 14 * 86_400.0
 
 
 def new_owner(label: str = "worker") -> str:
@@ -163,6 +166,7 @@ class WorkerPool:
             )
             for i, w in enumerate(self.workers)
         ]
+        self.threads.append(sweeper(store, config.retention_seconds, self.stop_event))
 
     def start(self) -> WorkerPool:
         for t in self.threads:
