@@ -15,7 +15,11 @@ import unicodedata
 # A GitHub login or org/team after an @ that does not follow a word character
 # (so e-mail addresses stay intact).
 _MENTION = re.compile(r"(?<![0-9A-Za-z_.@/])@(?=[0-9A-Za-z](?:[0-9A-Za-z]|-(?=[0-9A-Za-z])){0,38})")
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+# Complete comments only: a lone opener is neutralised, never allowed to eat
+# the rest of the text (a title's `<!--` would swallow the task's context).
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_COMMENT_OPENER = "<!--"
+NEUTRAL_OPENER = "\uff1c!--"
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _NEWLINES = re.compile(r"\r\n?")
 
@@ -47,7 +51,12 @@ def sanitize(text: str) -> str:
         if stripped == text:
             break
         text = stripped
-    return _MENTION.sub(NEUTRAL_AT, text)
+    return _MENTION.sub(NEUTRAL_AT, _neutralise_openers(text))
+
+
+def _neutralise_openers(text: str) -> str:
+    """A `<!--` with no closer shown as `＜!--`: visible, and it hides nothing."""
+    return text.replace(_COMMENT_OPENER, NEUTRAL_OPENER)
 
 
 def truncate(text: str, limit: int) -> str:

@@ -52,3 +52,19 @@ def test_missing_execplan_is_said_plainly() -> None:
 def test_unknown_task_is_an_error() -> None:
     with pytest.raises(PromptError, match=r"task 7\.7\.7 is not in docs/roadmap\.md"):
         prompt(task_id="7.7.7")
+
+
+def test_an_unterminated_comment_in_a_title_keeps_the_rest_of_the_task() -> None:
+    roadmap = (
+        "## 1. Runner\n\n### 1.1. Stages\n\n"
+        "- [ ] 1.1.1. Parse `<!--` openers in titles\n"
+        "  - Requires 1.0.9.\n"
+        "  - Success: the parser keeps going.\n"
+        "  - Keep the lexer streaming.\n"
+    )
+    text = prompt(task_id="1.1.1", roadmap_text=roadmap)
+    task_block = text.split(f"<<<{FENCE_PREFIX} task {TOKEN}")[1].split(">>>")[0]
+    assert "Parse `\uff1c!--` openers in titles" in task_block
+    assert "Success: the parser keeps going." in task_block
+    assert "- Keep the lexer streaming." in task_block
+    assert "<!--" not in task_block
