@@ -1,23 +1,24 @@
 """`create_app(settings)`: the webhook edge and the operator endpoints.
 
-The request path only verifies, parses and stores; every decision and every
-GitHub call happens later in a worker.
+`POST /webhooks` is served by `app.web.edge` in front of Flask; it only
+reads, verifies, checks and stores. Every decision and every GitHub call
+happens later in a worker.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Response, jsonify
 
 from app.settings import Settings
 from app.store import Store
+from app.store.intake import GroupCommit
 from app.web import metrics
 from app.web.admin import guard_operator_endpoints
-from webhooks.delivery import MAX_BODY_BYTES, BadDelivery, parse_delivery
-from webhooks.signature import verify
+from app.web.edge import WebhookEdge
+from webhooks.delivery import MAX_BODY_BYTES
 
 log = logging.getLogger("odw.web")
 
@@ -38,40 +39,11 @@ def create_app(settings: Settings, store: Store | None = None) -> Flask:
     # Werkzeug refuses longer bodies before reading them, chunked ones included.
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.extensions["odw_store"] = db
+    app.wsgi_app = WebhookEdge(app.wsgi_app, secrets, GroupCommit(db.inbox))  # type: ignore[method-assign]
 
     @app.errorhandler(413)
     def too_large(_exc: Any) -> tuple[Response, int]:
         return _error(413, f"body larger than {MAX_BODY_BYTES} bytes")
-
-    @app.post("/webhooks")
-    def receive() -> tuple[Response, int]:
-        length = request.content_length
-        if length is not None and length > MAX_BODY_BYTES:
-            return _error(413, f"body larger than {MAX_BODY_BYTES} bytes")
-        body = request.get_data(cache=False)
-        delivery_id = request.headers.get("X-GitHub-Delivery")
-        if not verify(body, request.headers.get("X-Hub-Signature-256"), secrets):
-            log.warning("signature mismatch", extra={"delivery": delivery_id})
-            return _error(401, "signature does not match")
-        try:
-            d = parse_delivery(
-                delivery_id, request.headers.get("X-GitHub-Event"), body, request.content_type
-            )
-        except BadDelivery as exc:
-            log.warning("bad delivery: %s", exc, extra={"delivery": delivery_id})
-            return _error(400, str(exc))
-        if d.event == "ping":
-            log.info("ping", extra={"delivery": d.id})
-            return jsonify({"id": d.id, "status": "pong"}), 200
-        stored = body if request.mimetype == "application/json" else _json_bytes(d.payload)
-        new = db.inbox.record(d.id, d.event, d.action, d.installation_id, stored)
-        log.info(
-            "received %s%s",
-            d.event,
-            f".{d.action}" if d.action else "",
-            extra={"delivery": d.id, "duplicate": not new},
-        )
-        return jsonify({"id": d.id, "status": "received" if new else "duplicate"}), 202
 
     @app.get("/healthz")
     def healthz() -> tuple[Response, int]:
@@ -91,7 +63,3 @@ def create_app(settings: Settings, store: Store | None = None) -> Flask:
         return jsonify(found.to_api()), 200
 
     return app
-
-
-def _json_bytes(payload: dict[str, Any]) -> bytes:
-    return json.dumps(payload, separators=(",", ":")).encode()
