@@ -37,6 +37,13 @@ class Settings(BaseSettings):
     admin_token: SecretStr | None = None
     # Inbox rows and delivery bodies older than this are pruned.
     retention_days: float = Field(default=14.0, gt=0)
+    # The App host (app/apphost): outbox executor threads per process, how often the
+    # reconciler polls what webhooks may have missed, the App's slug (its bot is
+    # `<slug>[bot]`), and a public URL check runs link to as their details.
+    executors: int = Field(default=2, ge=1, le=64)
+    reconcile_seconds: float = Field(default=300.0, gt=0)
+    app_slug: str = "odw"
+    public_url: str | None = None
 
     @field_validator("webhook_secret", "webhook_secret_previous", "admin_token", mode="before")
     @classmethod
