@@ -31,7 +31,13 @@ from app.core.keys import check_key, flush_key
 from app.core.moves import apply_move
 from app.core.outcomes import follow_judgement, open_ticket, remedy
 from app.core.pipeline import FIRST_STAGE
-from app.core.resume import assessed, finish, plan_recovery, start_resumes
+from app.core.resume import (
+    assessed,
+    block_for_preflight,
+    finish,
+    plan_recovery,
+    start_resumes,
+)
 
 Handler = Callable[[Context, Any], None]
 
@@ -71,7 +77,9 @@ def on_start(c: Context, inp: StartRun) -> None:
         )
     )
     assert c.s.roadmap is not None
-    if not c.s.roadmap.valid:
+    if inp.preflight is not None and not inp.preflight.ok:
+        block_for_preflight(c, inp.preflight)
+    elif not c.s.roadmap.valid:
         problems = "; ".join(p.message for p in c.s.roadmap.errors)
         stop(c, "failure", f"roadmap has errors, nothing is scheduled: {problems}")
     else:

@@ -184,3 +184,11 @@ def test_odw_app_manifest_refuses_a_url_github_should_not_post_to(url: str) -> N
     assert done.returncode == 2
     assert "--url" in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""
+
+
+def test_every_contracted_route_has_a_permission_entry() -> None:
+    """The PyGithub contract lists every route the adapter may send (its own
+    test fails on a new one); each must say what permission it needs."""
+    from tests.github.test_pygithub_contract import CONTRACT
+
+    assert set(CONTRACT.values()) - permissions.APP_ROUTES == set(permissions.ROUTES)
