@@ -46,7 +46,7 @@ def test_a_failed_auth_preflight_dispatches_nothing_and_reports_blocked() -> Non
 
 def test_a_passing_preflight_changes_nothing() -> None:
     passed, passed_effects = _start(Preflight(checked=["read base", "push task branches"]))
-    plain, plain_effects = _start(None)
+    _plain, plain_effects = _start(None)
     assert passed.recovery.blocked is None
     dispatched = [(e.task, e.stage) for e in passed_effects if isinstance(e, DispatchStage)]
     assert dispatched == [(e.task, e.stage) for e in plain_effects if isinstance(e, DispatchStage)]
