@@ -10,6 +10,7 @@ from pathlib import Path
 from actions import gitwork
 from actions.proctree import run_process
 from actions.stream import HeadTailCapture
+from app.core.credentials import without_credentials
 from app.core.verdict import Check, GateResult, Verdict
 
 DEFAULT_GATE_TIMEOUT = 180.0  # seed 004: approved host commands keep three minutes
@@ -79,7 +80,10 @@ def gates_verdict(
     started = time.monotonic()
     head = gitwork.head(workdir)
     results = run_gates(
-        gates, workdir=workdir, timeout=gate_timeout, env={**os.environ, **(env or {})}
+        gates,
+        workdir=workdir,
+        timeout=gate_timeout,
+        env=without_credentials({**os.environ, **(env or {})}),
     )
     bad = [g for g in results if g.status != "passed"]
     if not gates:
