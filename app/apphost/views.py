@@ -5,8 +5,10 @@ config`), the one status comment per pull request (found again by its hidden
 marker) and the pull request's title and body. Pure: state in, text out.
 Everything that came from outside ODW (roadmap titles, success criteria, gate
 output, verdict reasons, assessment rationale, branch names) goes through
-`untrusted`, the one door to `app.core.sanitize`, so a stronger Markdown-level
-sanitiser can be wired here once.
+`untrusted`, the one door to `app.core.sanitize.sanitize_markdown` (control,
+bidi and zero-width characters and HTML comments stripped, mentions
+neutralised, raw HTML escaped so no hidden marker can be forged), or, for
+verbatim text, `markdown_code_block` (a fence the text cannot close).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 from app.core.naming import execplan_path
 from app.core.result import run_result
-from app.core.sanitize import sanitize, truncate
+from app.core.sanitize import markdown_code_block, sanitize_markdown, truncate
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
 
@@ -32,7 +34,7 @@ MARKER = "<!-- odw:status v1 task={task} -->"
 
 def untrusted(text: str | None, limit: int | None = None) -> str:
     """Text from outside ODW, made safe to show (the one place it is done)."""
-    clean = sanitize(text or "")
+    clean = sanitize_markdown(text or "")
     return truncate(clean, limit) if limit is not None else clean
 
 
@@ -214,13 +216,12 @@ def _tails(latest: Verdict | None) -> str | None:
         return None
     parts = []
     for g in latest.gates:
-        tail = untrusted(g.tail)
+        tail = g.tail or ""
         cut = len(tail) - TAIL_LIMIT
-        shown = tail[-TAIL_LIMIT:].replace("```", "'''")
         note = f" (last {TAIL_LIMIT} characters; {cut} cut)" if cut > 0 else ""
         parts.append(
             f"<details><summary>{cell(g.command, 200)}: exit {g.code}{note}</summary>\n\n"
-            f"```\n{shown}\n```\n</details>"
+            f"{markdown_code_block(tail[-TAIL_LIMIT:])}</details>"
         )
     return fit("\n\n".join(parts)) if parts else None
 

@@ -85,26 +85,17 @@ def delimited_block(label: str, text: str, *, nonce: str, limit: int = 65536) ->
 
 # -- GitHub-bound Markdown (check runs, comments, PR bodies) ---------------------
 #
-# ODW finds its own comments again by hidden markers (`hidden_marker`), HTML
-# comments that GitHub does not render. Untrusted text quoted in ODW's output
-# must not be able to forge one, hide text from the people reading it, notify
-# anyone, or break out of the block that quotes it.
+# ODW finds its own comments again by hidden markers (`<!-- odw:... -->`, HTML
+# comments GitHub does not render; app/apphost/views.py writes them). Untrusted
+# text quoted in ODW's output must not be able to forge one, hide text from the
+# people reading it, notify anyone, or break out of the block that quotes it.
 
-MARKER_PREFIX = "odw:"
-_MARKER_NAME = re.compile(r"[a-z0-9][a-z0-9:._-]{0,99}")
 # A raw HTML tag, comment, declaration or processing instruction starts here.
 _HTML_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
 # A link reference definition (`[label]: url`) renders as nothing at all.
 _LINK_DEFINITION = re.compile(r"^( {0,3})\[(?=[^\]\n]*\]:)", re.M)
 _LINE_SEPARATORS = re.compile("[\u2028\u2029\x85]")
 _FENCE_RUN = re.compile(r"`{3,}|~{3,}")
-
-
-def hidden_marker(name: str) -> str:
-    """The hidden marker `<!-- odw:NAME -->`, the one form ODW writes and finds."""
-    if not _MARKER_NAME.fullmatch(name):
-        raise ValueError(f"a marker name is lower-case letters, digits and :._-, got {name!r}")
-    return f"<!-- {MARKER_PREFIX}{name} -->"
 
 
 def sanitize_markdown(text: str) -> str:

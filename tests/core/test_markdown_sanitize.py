@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.sanitize import hidden_marker, markdown_code_block, sanitize_markdown
+from app.core.sanitize import markdown_code_block, sanitize_markdown
 
-STATUS = hidden_marker("status")
+STATUS = "<!-- odw:status -->"
 
 # Characters that combine into markers, comments, tags and mentions.
 ALPHABET = st.sampled_from(
@@ -109,10 +109,3 @@ def test_sanitised_markdown_never_carries_a_marker_comment_mention_or_invisible(
     assert not INVISIBLE.search(out)
     assert not re.search(r"(?<![0-9A-Za-z_.@/])@[0-9A-Za-z]", out)
     assert sanitize_markdown(out) == out
-
-
-def test_hidden_marker_names_are_plain() -> None:
-    assert hidden_marker("status:1.2") == "<!-- odw:status:1.2 -->"
-    for bad in ("Status", "a -->", "", "x" * 200):
-        with pytest.raises(ValueError):
-            hidden_marker(bad)
