@@ -37,6 +37,7 @@ from app.apphost.ports import (
     evidence_ports,
     git_url,
 )
+from app.apphost.preflight import check as check_credentials
 from app.apphost.runs import RunKey, find_open, new_run_id, open_runs, run_meta
 from app.apphost.settings import ConfigProblem, parse_config, parse_settings
 from app.apphost.step import VIEWS, decide_step, effect_of, load_state
@@ -244,6 +245,12 @@ class Executor:
                 self.views(open_id)
                 return {"run": open_id, "started": False}
             client = self.client(key)
+            # Fail closed: credentials that cannot do what the run needs start a
+            # run that halts at once (its check says what to grant).
+            preflight = check_credentials(client)
+            if any(m.needed_for == "read the base" for m in preflight.missing):
+                log.warning("cannot start %s: %s", key.label(), preflight.halt())
+                return {"blocked": preflight.blocked()}
             sha = payload.get("sha") or client.contents.branch_sha(key.base)
             if sha is None:
                 return {"skipped": f"{key.repository} has no branch {key.base}"}
@@ -292,6 +299,7 @@ class Executor:
                     base=key.base,
                     roadmap=settings.roadmap_text,
                     config=settings.config.config,
+                    preflight=preflight,
                 ),
                 api.tokens,
                 meta=meta,

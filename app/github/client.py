@@ -135,6 +135,11 @@ class RepositoryClient:
     def artifacts(self) -> artifacts.GitHubArtifacts:
         return artifacts.GitHubArtifacts(self._transport(artifacts.PERMISSIONS))
 
+    def authorise(self, permissions: Mapping[str, str]) -> None:
+        """Mint (or reuse) this repository's token for `permissions`; raises the
+        GitHub error (422) when the installation was not granted them."""
+        self._transport(permissions)._token()
+
     def git_token(self, *, write: bool = False) -> str:
         """A token for git over HTTPS (pass it through GIT_ASKPASS, never in a URL)."""
         transport = self._transport({"contents": "write" if write else "read"})
