@@ -57,6 +57,7 @@ class PullRequest:
     head_sha: str
     base_ref: str
     html_url: str
+    merge_commit_sha: str | None = None
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,9 @@ def missing_checks(fake: FakeGitHub, repo: s.Repository, branch: str, sha: str) 
     return [c for c in repo.protection.get(branch, []) if c not in passing]
 
 
-def _status(fake: FakeGitHub, repo: s.Repository, sha: str, body: dict[str, Any]) -> dict[str, Any]:
+def status_record(
+    fake: FakeGitHub, repo: s.Repository, sha: str, body: dict[str, Any]
+) -> dict[str, Any]:
     status_id = fake.next_id()
     now = iso(fake.now())
     return {
@@ -98,7 +100,7 @@ def create_status(fake: FakeGitHub, call: Call) -> Reply:
     sha = call.params["sha"]
     if repo.git.sha(sha) != sha:
         raise error(422, "No commit found for SHA: " + sha)
-    status = _status(fake, repo, sha, call.body)
+    status = status_record(fake, repo, sha, call.body)
     with fake.lock:
         repo.statuses.setdefault(sha, []).append(status)
     return Reply(201, status)

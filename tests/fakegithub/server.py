@@ -290,6 +290,17 @@ class FakeGitHub:
             repo.protection[branch] = list(required or [])
         routes_protection.write_hook(repo)
 
+    def set_status(self, full_name: str, sha: str, context: str, state: str) -> None:
+        """A CI system reports a commit status (as `POST /statuses/{sha}` would)."""
+        from tests.fakegithub import routes_protection
+
+        repo = self.repos[full_name]
+        status = routes_protection.status_record(
+            self, repo, sha, {"state": state, "context": context}
+        )
+        with self.lock:
+            repo.statuses.setdefault(sha, []).append(status)
+
     def open_issue(self, full_name: str) -> int:
         repo = self.repos[full_name]
         with self.lock:
