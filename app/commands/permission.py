@@ -60,33 +60,31 @@ def level_of(permission: Permission) -> str:
 
 
 class PermissionCache:
-    """Collaborator levels per (repository, login), kept `ttl` seconds."""
+    """Collaborator levels per (repository, login), kept `ttl` seconds; `lookup`
+    asks GitHub (the repository's `Permissions` port) on a miss."""
 
     def __init__(
-        self,
-        lookup: Callable[[str, str], Permission],
-        *,
-        ttl: float = CACHE_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
+        self, *, ttl: float = CACHE_SECONDS, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        self._lookup = lookup
         self._ttl = ttl
         self._clock = clock
         self._seen: dict[tuple[str, str], tuple[float, str]] = {}
         self._lock = threading.Lock()
 
-    def level(self, repo: str, login: str) -> str:
-        key = (repo, login.lower())
+    def level(self, repo: str, login: str, lookup: Callable[[str], Permission]) -> str:
+        key = (repo.lower(), login.lower())
         now = self._clock()
         with self._lock:
             hit = self._seen.get(key)
         if hit is not None and now - hit[0] < self._ttl:
             return hit[1]
-        found = level_of(self._lookup(repo, login))
+        found = level_of(lookup(login))
         with self._lock:
             self._seen[key] = (now, found)
         return found
 
-    def check(self, repo: str, login: str, need: str) -> Decision:
-        have = self.level(repo, login)
+    def check(
+        self, repo: str, login: str, need: str, lookup: Callable[[str], Permission]
+    ) -> Decision:
+        have = self.level(repo, login, lookup)
         return Decision(reaches(have, need), have, need)

@@ -58,6 +58,7 @@ class PullRequest:
     base_ref: str
     html_url: str
     merge_commit_sha: str | None = None
+    head_repo: str | None = None  # OWNER/NAME of the head branch (a fork's, or None if gone)
 
 
 @dataclass(frozen=True)

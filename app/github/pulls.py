@@ -30,6 +30,7 @@ def _pull(data: dict[str, Any]) -> PullRequest:
         base_ref=data["base"]["ref"],
         html_url=data.get("html_url", ""),
         merge_commit_sha=data.get("merge_commit_sha"),
+        head_repo=(data["head"].get("repo") or {}).get("full_name"),
     )
 
 
