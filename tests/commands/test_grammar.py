@@ -3,6 +3,8 @@ that `/odw help` lists exactly the verbs the parser takes."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from app.commands.grammar import VERBS, CommandError, help_text, parse_line, verbs_in_help
@@ -158,3 +160,10 @@ def test_mistakes_answer_the_nearest_usage(line: str, verb: str, says: str) -> N
     assert caught.value.verb == verb
     assert says in caught.value.problem
     assert caught.value.usage == VERBS[verb].usage
+
+
+def test_the_readme_commands_table_is_the_generated_help() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    start, end = "<!-- odw-help:start -->\n", "\n<!-- odw-help:end -->"
+    shown = readme.split(start, 1)[1].split(end, 1)[0]
+    assert shown == help_text(), "README.md's Commands table differs from /odw help; paste it"
