@@ -33,6 +33,13 @@ class Settings(BaseSettings):
     retry_max_seconds: float = Field(default=300.0, ge=0)
     poll_seconds: float = Field(default=0.2, gt=0)
     log_level: str = "INFO"
+    # The App host (app/apphost): outbox executor threads per process, how often the
+    # reconciler polls what webhooks may have missed, the App's slug (its bot is
+    # `<slug>[bot]`), and a public URL check runs link to as their details.
+    executors: int = Field(default=2, ge=1, le=64)
+    reconcile_seconds: float = Field(default=300.0, gt=0)
+    app_slug: str = "odw"
+    public_url: str | None = None
 
     @field_validator("webhook_secret", "webhook_secret_previous", mode="before")
     @classmethod

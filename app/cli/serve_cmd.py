@@ -109,17 +109,25 @@ def run_serve(args: argparse.Namespace) -> int:
         return create_app(settings, store)
 
     def post_worker_init(_worker: Any) -> None:
+        from app.apphost.host import AppHost
+
         configure_logging(settings.log_level)
         if settings.workers > 0:
             pool = WorkerPool(
                 state["store"], build_router(), worker_config(settings), settings.workers
             )
             state["pool"] = pool.start()
+            host = AppHost.from_settings(settings, state["store"])
+            if host is not None:
+                state["host"] = host.start()
 
     def worker_exit(_server: Any, _worker: Any) -> None:
         pool = state.get("pool")
         if pool is not None:
             pool.stop(timeout=20)
+        host = state.get("host")
+        if host is not None:
+            host.stop(timeout=20)
 
     options = gunicorn_options(settings, args.host, args.port)
     hooks: dict[str, Callable[..., Any]] = {
@@ -131,6 +139,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_worker(args: argparse.Namespace) -> int:
+    from app.apphost.host import AppHost
     from app.logs import configure_logging
     from app.service.handlers import build_router
     from app.service.worker import WorkerPool
@@ -150,10 +159,15 @@ def run_worker(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     pool = WorkerPool(store, build_router(), worker_config(settings), threads).start()
+    host = AppHost.from_settings(settings, store)
+    if host is not None:
+        host.start()
     log.info("worker started", extra={"threads": threads, "database": store.describe()})
     while not stop.wait(0.5):
         pass
     clean = pool.stop(timeout=30)
+    if host is not None:
+        host.stop(timeout=30)
     store.close()
     log.info("worker stopped", extra={"clean": clean})
     return 0 if clean else 1

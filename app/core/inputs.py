@@ -89,6 +89,20 @@ class OperatorMove(_Input):
     overrides: dict[str, Any] = Field(default_factory=dict)
 
 
+class PullClosed(_Input):
+    """A person merged or closed a task's pull request on the forge (App mode).
+
+    Merged counts as landed at `sha`; closed unmerged stops that task.
+    """
+
+    kind: Literal["pull-closed"] = "pull-closed"
+    task: str
+    number: int
+    merged: bool
+    sha: str | None = None
+    by: str
+
+
 class EndRun(_Input):
     kind: Literal["end-run"] = "end-run"
 
@@ -101,5 +115,6 @@ Input = (
     | SalvageFinished
     | GateJudged
     | OperatorMove
+    | PullClosed
     | EndRun
 )

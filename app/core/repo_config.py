@@ -38,6 +38,8 @@ class RepoConfig(_Model):
     # Delete a task's branch (on origin and in a local clone) once it has landed,
     # as GitHub's "automatically delete head branches" does.
     delete_task_branches: bool = True
+    # The App starts (or continues) a run when a push to the base changes the roadmap.
+    auto: bool = False
     config: RunConfig = Field(default_factory=RunConfig)
     command_permission: CommandPermission = "write"
     # Bot accounts (`name[bot]`) whose `/odw` comments count; others are ignored.
