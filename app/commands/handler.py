@@ -22,7 +22,7 @@ from app.commands.buttons import BUTTONS, command_for_click, task_of_check
 from app.commands.grammar import Command, CommandError, help_text, parse_line
 from app.commands.host import Answer, CommandHost, Launch, NoOpenRun, RepoGitHub, Where
 from app.commands.lines import command_lines
-from app.commands.permission import PermissionCache, ignored_author
+from app.commands.permission import PermissionCache, ignored_author, is_bot
 from app.core.inputs import OperatorMove
 from app.core.repo_config import RepoConfig
 from app.github.errors import GitHubError
@@ -59,20 +59,24 @@ class CommandHandler:
     def on_issue_comment(self, event: IssueCommentEvent) -> Handled:
         if event.action != "created":
             return Handled(ignored=f"a comment {event.action}; only new comments are commands")
-        where = _where(event.installation_id, event.repo)
+        where = _where(event)
         if where is None:
             return Handled(ignored="no installation or repository in the delivery")
         user = event.comment.user
         login = user.login if user else ""
+        kind = user.type if user else None
         lines = command_lines(event.comment.body or "")
         if not lines:
             return Handled(ignored="no /odw command")
-        config = self.host.settings(where)
-        why = ignored_author(login, user.type if user else None, config, self.app_login)
+        # A person's command is acknowledged before anything else is read; a bot's
+        # only once `allowedBots` (in the settings) says it counts.
+        config = self.host.settings(where) if is_bot(login, kind) else None
+        why = ignored_author(login, kind, config or RepoConfig(), self.app_login)
         if why is not None:
             return Handled(ignored=why)
         gh = self.github(where)
         gh.reactions.react_to_comment(event.comment.id, "eyes")
+        config = config or self.host.settings(where)
         number = event.issue.number
         marker = reply_marker(event.comment.id)
         if gh.comments.find_marked_comment(number, marker, self.app_login) is not None:
@@ -196,7 +200,7 @@ class CommandHandler:
             identifier = "rerequested"
         else:
             return Handled(ignored=f"check_run {event.action} is not a click")
-        where = _where(event.installation_id, event.repo)
+        where = _where(event)
         task = task_of_check(event.check_run.name)
         if where is None or task is None:
             return Handled(ignored=f"{event.check_run.name!r} is not a task's check run")
@@ -228,7 +232,8 @@ class CommandHandler:
         return Handled(lines=[done])
 
 
-def _where(installation: int | None, repository: str | None) -> Where | None:
-    if installation is None or repository is None:
+def _where(event: IssueCommentEvent | CheckRunEvent) -> Where | None:
+    if event.installation_id is None or event.repository is None:
         return None
-    return Where(installation, repository)
+    base = event.repository.default_branch or "main"
+    return Where(event.installation_id, event.repository.full_name, base)

@@ -21,6 +21,7 @@ class Where:
 
     installation: int
     repository: str  # OWNER/NAME
+    base: str = "main"  # the repository's default branch, where ODW's runs live
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ PyGithub objects.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -128,7 +128,8 @@ class CheckRunFields:
     text: str | None = None
     details_url: str | None = None
     external_id: str | None = None
-    actions: Sequence[CheckAction] = field(default_factory=tuple)
+    # None leaves the buttons alone; an empty sequence removes them.
+    actions: Sequence[CheckAction] | None = None
 
 
 class Checks(Protocol):

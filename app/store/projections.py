@@ -68,7 +68,6 @@ class Projections(Part):
                 for r in conn.execute(q)
             ]
 
-
     def put_task(
         self,
         run_id: str,
