@@ -76,6 +76,7 @@ class AppHost:
                 data_dir=settings.data_dir / "apphost",
                 bot_login=f"{settings.app_slug}[bot]",
                 details_url=settings.public_url or None,
+                retry_base_seconds=settings.retry_base_seconds,
             ),
             executors=max(1, settings.executors),
             reconcile_seconds=settings.reconcile_seconds,

@@ -97,7 +97,7 @@ class ActionsStages:
                 return
         if contents.branch_sha(dispatch.branch) is None:
             head = contents.branch_sha(dispatch.base) or self.base_sha
-            contents.create_branch(dispatch.branch, head)
+            self.client.refs.create_branch(dispatch.branch, head)
         inputs = {
             "stage": dispatch.stage,
             "task": dispatch.task,
