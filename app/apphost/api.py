@@ -45,6 +45,8 @@ def request_start(
     sha: str | None = None,
     only_if_auto: bool = False,
     before: str | None = None,
+    options: dict[str, Any] | None = None,
+    nonce: str | None = None,
     tx: Connection | None = None,
 ) -> bool:
     """Ask for a run of `key` to start or continue; False when already asked.
@@ -55,18 +57,20 @@ def request_start(
     one is open. `only_if_auto`: start only when the file says `auto: true`
     (a push to the base), and only when the roadmap differs from `before`'s.
     """
-    nonce = sha or secrets.token_hex(8)
+    nonce = nonce or sha or secrets.token_hex(8)
+    payload: dict[str, Any] = {
+        "key": key.to_json(),
+        "by": by,
+        "sha": sha,
+        "onlyIfAuto": only_if_auto,
+        "before": before,
+    }
+    if options:
+        # A command's launch (`/odw run --task 1.2`, `/odw recover continue`, ...),
+        # applied by `app.commands.launch.start_for` when the run starts.
+        payload["options"] = options
     return store.outbox.enqueue(
-        f"start/{key.installation}/{key.repository}/{key.base}/{nonce}",
-        START,
-        {
-            "key": key.to_json(),
-            "by": by,
-            "sha": sha,
-            "onlyIfAuto": only_if_auto,
-            "before": before,
-        },
-        tx=tx,
+        f"start/{key.installation}/{key.repository}/{key.base}/{nonce}", START, payload, tx=tx
     )
 
 

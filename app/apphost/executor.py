@@ -20,7 +20,7 @@ import shutil
 import socket
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,6 +43,9 @@ from app.apphost.settings import ConfigProblem, parse_config, parse_settings
 from app.apphost.step import VIEWS, decide_step, effect_of, load_state
 from app.apphost.sync import ViewSync
 from app.apphost.views import config_check
+from app.commands.lane import COMMAND, CommandRunner
+from app.commands.launch import start_for
+from app.core.config import ConfigError
 from app.core.effects import DispatchStage
 from app.core.identity import Identity
 from app.core.inputs import StageFinished, StartRun
@@ -56,7 +59,8 @@ from app.github.client import RepositoryClient
 from app.github.errors import GitHubError, NotFound, UnsafeArtifact
 from app.github.ports import CheckRunFields, WorkflowRun
 from app.gitops.lock import LeaseMergeLock
-from app.local.repo import ROADMAP_PATH
+from app.local.repo import ROADMAP_PATH, LocalRepo
+from app.local.settings import SettingsError
 from app.store import Store
 from app.store.outbox import Effect as Entry
 
@@ -92,20 +96,24 @@ class Executor:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:executor:{uuid.uuid4().hex[:8]}"
         self.lock = LeaseMergeLock(store.leases, self.owner)
         self.wake = threading.Event()
+        self.commands = CommandRunner(self)
 
     # -- the loop ----------------------------------------------------------------
 
-    def run_once(self, limit: int = 1) -> int:
-        """Claim and perform up to `limit` due entries; how many were handled."""
-        entries = self.store.outbox.claim(self.owner, LEASE_SECONDS, limit)
+    def run_once(self, limit: int = 1, kinds: Collection[str] | None = None) -> int:
+        """Claim and perform up to `limit` due entries (of `kinds`, when given);
+        how many were handled."""
+        entries = self.store.outbox.claim(self.owner, LEASE_SECONDS, limit, kinds=kinds)
         for entry in entries:
             self._handle(entry)
         return len(entries)
 
-    def run(self, stop: threading.Event, poll: float = 0.2) -> None:
+    def run(
+        self, stop: threading.Event, poll: float = 0.2, kinds: Collection[str] | None = None
+    ) -> None:
         while not stop.is_set():
             try:
-                busy = self.run_once()
+                busy = self.run_once(kinds=kinds)
             except Exception:  # the database went away: log, wait, go on
                 log.exception("outbox executor")
                 busy = 0
@@ -149,6 +157,8 @@ class Executor:
             )
 
     def perform(self, entry: Entry) -> Any:
+        if entry.kind == COMMAND:
+            return self.commands.perform(entry.payload)
         if entry.kind == api.START:
             return self.start(entry.payload)
         if entry.kind == api.INGEST:
@@ -281,6 +291,16 @@ class Executor:
                 if before and _text(client.contents.file_at(ROADMAP_PATH, before)) == roadmap_text:
                     return {"skipped": "the push did not change the roadmap"}
             run_id = new_run_id(key)
+            run_config, held, survivors = settings.config.config, [], []
+            if payload.get("options"):
+                try:
+                    launch = start_for(
+                        payload["options"], run_config, settings.roadmap, key.base,
+                        lambda: self._clone(key), self.run_dir(run_id),
+                    )  # fmt: skip
+                except (ConfigError, SettingsError) as exc:
+                    return {"refused": str(exc)}
+                run_config, held, survivors = launch.config, launch.held, launch.survivors
             meta = {
                 "key": key.to_json(),
                 "sha": sha,
@@ -298,7 +318,9 @@ class Executor:
                     run_id=run_id,
                     base=key.base,
                     roadmap=settings.roadmap_text,
-                    config=settings.config.config,
+                    config=run_config,
+                    held=held,
+                    survivors=survivors,
                     preflight=preflight,
                 ),
                 api.tokens,
@@ -308,6 +330,16 @@ class Executor:
             return {"run": run_id, "started": True}
         finally:
             self.store.leases.release(lease, self.owner)
+
+    def _clone(self, key: RunKey) -> LocalRepo:
+        client = self.client(key)
+        return app_repo(
+            self.config.data_dir,
+            key.installation,
+            key.repository,
+            self.url(key),
+            client.git_token(write=True),
+        )
 
     def views(self, run_id: str) -> Any:
         """Bring the run's checks, PRs and comments up to date (one syncer per run)."""

@@ -13,6 +13,7 @@ import threading
 
 from app.apphost.executor import Executor, HostConfig
 from app.apphost.reconcile import Reconciler
+from app.commands.lane import COMMAND_KINDS
 from app.github import GitHubApp
 from app.settings import Settings
 from app.store import Store
@@ -44,6 +45,15 @@ class AppHost:
             )
             for i in range(executors)
         ]
+        # A lane for /odw commands and button clicks only: never behind long git work.
+        self.threads.append(
+            threading.Thread(
+                target=self.executor.run,
+                args=(self.stop_event, poll_seconds, COMMAND_KINDS),
+                name="odw-commands",
+                daemon=True,
+            )
+        )
         self.threads.append(
             threading.Thread(
                 target=self.reconciler.run,

@@ -86,6 +86,7 @@ class ViewSync:
             text=view.text,
             external_id=view.external_id,
             details_url=self.details_url,
+            actions=view.actions,
         )
         existing = h.get(f"{slot}Id")
         if existing and h.get(f"{slot}Head") == head_sha:

@@ -18,11 +18,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 
+from app.commands.buttons import actions_for
 from app.core.naming import execplan_path
 from app.core.result import run_result
 from app.core.sanitize import markdown_code_block, sanitize_markdown, truncate
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
+from app.github.ports import CheckAction
 
 SUMMARY_LIMIT = 65_535
 TITLE_LIMIT = 120
@@ -69,6 +71,7 @@ class CheckView:
     conclusion: str | None  # None while in progress
     text: str | None = None
     external_id: str | None = None
+    actions: tuple[CheckAction, ...] | None = None  # None: leave the buttons alone
 
     @property
     def status(self) -> str:
@@ -281,6 +284,7 @@ def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) 
         conclusion,
         text=_tails(latest),
         external_id=f"{s.run_id}/{t.id}"[:255],
+        actions=tuple(actions_for(t.status)),
     )
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from app.github import actions, artifacts, checks, conversation
+from app.github import protection as branch_protection
 from app.github import pulls as pull_requests
 from app.github.auth import AppCredentials, TokenCache, process_token_cache
 from app.github.budget import ContentBudget
@@ -122,6 +123,19 @@ class RepositoryClient:
     @cached_property
     def refs(self) -> pull_requests.GitHubContents:
         return pull_requests.GitHubContents(self._transport(pull_requests.REF_PERMISSIONS))
+
+    @cached_property
+    def protection(self) -> branch_protection.GitHubProtection:
+        return branch_protection.GitHubProtection(
+            self._transport(branch_protection.PROTECTION_PERMISSIONS)
+        )
+
+    @cached_property
+    def check_states(self) -> branch_protection.GitHubCheckStates:
+        return branch_protection.GitHubCheckStates(
+            self._transport(branch_protection.CHECK_PERMISSIONS),
+            self._transport(branch_protection.STATUS_PERMISSIONS),
+        )
 
     @cached_property
     def runs(self) -> actions.GitHubRuns:

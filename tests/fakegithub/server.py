@@ -278,6 +278,29 @@ class FakeGitHub:
 
         routes_actions.complete_run(self, run_id, conclusion)
 
+    def protect_branch(
+        self, full_name: str, branch: str, required: list[str] | None = None
+    ) -> None:
+        """Branch protection: pushes to `branch` are refused (GH006) and merging a
+        pull request into it needs each `required` check or status to pass."""
+        from tests.fakegithub import routes_protection
+
+        repo = self.repos[full_name]
+        with self.lock:
+            repo.protection[branch] = list(required or [])
+        routes_protection.write_hook(repo)
+
+    def set_status(self, full_name: str, sha: str, context: str, state: str) -> None:
+        """A CI system reports a commit status (as `POST /statuses/{sha}` would)."""
+        from tests.fakegithub import routes_protection
+
+        repo = self.repos[full_name]
+        status = routes_protection.status_record(
+            self, repo, sha, {"state": state, "context": context}
+        )
+        with self.lock:
+            repo.statuses.setdefault(sha, []).append(status)
+
     def open_issue(self, full_name: str) -> int:
         repo = self.repos[full_name]
         with self.lock:
@@ -349,7 +372,12 @@ class FakeGitHub:
             self.violations.append(text)
 
     def _api(self, request: Request, path: str) -> Response:
-        from tests.fakegithub import routes, routes_actions, routes_pulls  # noqa: F401
+        from tests.fakegithub import (  # noqa: F401
+            routes,
+            routes_actions,
+            routes_protection,
+            routes_pulls,
+        )
 
         method = request.method.upper()
         query = {
@@ -378,7 +406,7 @@ class FakeGitHub:
             if problems:
                 raise self._refuse(method, path, "invalid body: " + "; ".join(problems))
             fault = self.faults.take(method, template)
-            if fault is not None and fault.status:
+            if fault is not None and fault.status and not fault.after:
                 raise Reply(fault.status, fault.body, fault.headers)
             handler = ROUTES.get((method, template))
             if handler is None:
@@ -387,6 +415,9 @@ class FakeGitHub:
             call = Call(method, path, template, params, query, body, None, headers)
             call.token = self._authenticate(call)
             reply = handler(self, call)
+            if fault is not None and fault.after:
+                # The write happened; the answer is lost (GitHub's 500 after merging).
+                reply = Reply(fault.status, fault.body, fault.headers)
         except Reply as exc:
             reply = exc
         status, reply_body = reply.status, reply.body
@@ -522,6 +553,10 @@ def _grants(have: dict[str, str], needed: tuple[tuple[str, ...], str]) -> bool:
 
 def _needed_permission(template: str, method: str) -> tuple[tuple[str, ...], str] | None:
     level = "read" if method == "GET" else "write"
+    if "/protection" in template:
+        return ("administration",), level
+    if "/statuses" in template:
+        return ("statuses",), level
     if "/check-runs" in template or "/check-suites" in template:
         return ("checks",), level
     if "/issues" in template:

@@ -36,6 +36,9 @@ class Repository:
     collaborators: dict[str, str] = field(default_factory=dict)  # login -> role name
     next_number: int = 1
     issues: set[int] = field(default_factory=set)
+    # branch -> required status check contexts; a protected branch refuses pushes
+    protection: dict[str, list[str]] = field(default_factory=dict)
+    statuses: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # sha -> statuses
 
     @property
     def full_name(self) -> str:
