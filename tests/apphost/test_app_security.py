@@ -206,3 +206,26 @@ def test_app_end_to_end_leaks_no_credential_anywhere(
 
 def fake_default_permissions() -> dict[str, str]:
     return dict(load_manifest()["default_permissions"])
+
+
+def test_a_fork_pull_requests_odw_run_starts_nothing_and_is_answered_with_the_reason(
+    fake: FakeGitHub, service: Service
+) -> None:
+    repo = _installed(fake, service, fake_default_permissions())
+    fake.add_collaborator(REPO, "maintainer", "write")
+    pull = fake.open_fork_pull(REPO, "mallory/demo", "patch-1", "mallory", {"evil.sh": "x"})
+    command = fake.comment_as("maintainer", REPO, pull.number, "/odw run")
+    reply = wait_until(
+        "ODW's answer",
+        lambda: [
+            c for c in fake.comments.values()
+            if c.number == pull.number and c.user == fake.bot_login and c.id != command.id
+        ],
+        timeout=60,
+    )[0]  # fmt: skip
+    assert "fork" in reply.body and "mallory/demo" in reply.body
+    assert "Nothing was changed" in reply.body
+    assert service.runs() == []
+    assert not [r for r in fake.requests if r["path"].endswith("/dispatches")]
+    assert not [r for r in fake.requests if r["method"] == "POST" and r["path"].endswith("/pulls")]
+    assert {r for r in repo.git.refs() if r.startswith("refs/heads/")} == {"refs/heads/main"}

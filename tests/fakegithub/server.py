@@ -241,6 +241,29 @@ class FakeGitHub:
     def add_collaborator(self, full_name: str, login: str, role: str) -> None:
         self.repos[full_name].collaborators[login] = role
 
+    def open_fork_pull(
+        self, full_name: str, fork: str, branch: str, login: str, files: dict[str, str]
+    ) -> s.PullRequest:
+        """`login` opens a pull request from `fork`'s `branch` (its head is kept
+        as GitHub does, under refs/pull/N/head of this repository)."""
+        repo = self.repos[full_name]
+        base_sha = repo.git.sha(f"refs/heads/{repo.default_branch}")
+        with self.lock:
+            number = repo.next_number
+            repo.next_number += 1
+        scratch = f"fork-scratch-{number}"
+        sha = repo.git.commit_files(scratch, files, f"{login}'s change", parent=base_sha)
+        repo.git.git("update-ref", f"refs/pull/{number}/head", sha)
+        repo.git.git("update-ref", "-d", f"refs/heads/{scratch}")
+        pull = s.PullRequest(
+            self.next_id(), full_name, number, f"{login}'s change", "", branch,
+            repo.default_branch, False, login, created_at=self.now(), head_repo=fork,
+        )  # fmt: skip
+        with self.lock:
+            self.pulls[(full_name, number)] = pull
+        self.webhooks.send("pull_request", "opened", pull=pull)
+        return pull
+
     def comment_as(self, login: str, full_name: str, number: int, body: str) -> s.Comment:
         """A person comments on an issue or pull request (sends issue_comment)."""
         return self.add_comment(full_name, number, body, login, "User")

@@ -60,6 +60,8 @@ class PullRequest:
     merged: bool = False
     merge_commit_sha: str | None = None
     created_at: float = 0.0
+    # OWNER/NAME of the fork the head branch lives in (None: this repository).
+    head_repo: str | None = None
 
 
 @dataclass
