@@ -25,8 +25,11 @@ class Settings(BaseSettings):
     database_url: str | None = None
     data_dir: Path = Path("var")
     workers: int = Field(default=2, ge=0, le=64)
-    http_processes: int = Field(default=1, ge=1, le=64)
-    http_threads: int = Field(default=8, ge=1, le=256)
+    # Unset: chosen from the core count and the database (app.web.server.http_shape).
+    http_processes: int | None = Field(default=None, ge=1, le=64)
+    http_threads: int | None = Field(default=None, ge=1, le=256)
+    # Seconds a client has to send a whole request (headers and body).
+    http_read_timeout: float = Field(default=30.0, gt=0, le=3600)
     delivery_lease_seconds: float = Field(default=60.0, gt=0)
     delivery_max_attempts: int = Field(default=5, ge=1)
     retry_base_seconds: float = Field(default=2.0, ge=0)

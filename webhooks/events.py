@@ -2,7 +2,8 @@
 
 Only the fields ODW uses are typed; the raw payload stays in the inbox. A
 payload that lacks a typed field fails with PayloadError and the delivery is
-recorded as failed with that message.
+recorded as failed with that message. Validation is strict: a field takes
+its one JSON type (`"123"` and `true` are not integers), as at the edge.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ class PayloadError(ValueError):
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
 
 
 class Account(_Model):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -87,8 +88,6 @@ def open_store(settings: Settings, *, migrate: bool | None = None) -> Store:
 
 def run_serve(args: argparse.Namespace) -> int:
     from app.logs import configure_logging
-    from app.service.handlers import build_router
-    from app.service.worker import WorkerPool
     from app.settings import SettingsError
     from app.store import Store
     from app.web.app import create_app
@@ -110,32 +109,18 @@ def run_serve(args: argparse.Namespace) -> int:
         return create_app(settings, store)
 
     def post_worker_init(_worker: Any) -> None:
-        from app.apphost.host import AppHost
-
         configure_logging(settings.log_level)
-        if settings.workers > 0:
-            pool = WorkerPool(
-                state["store"], build_router(), worker_config(settings), settings.workers
-            )
-            state["pool"] = pool.start()
-            host = AppHost.from_settings(settings, state["store"])
-            if host is not None:
-                state["host"] = host.start()
-
-    def worker_exit(_server: Any, _worker: Any) -> None:
-        pool = state.get("pool")
-        if pool is not None:
-            pool.stop(timeout=20)
-        host = state.get("host")
-        if host is not None:
-            host.stop(timeout=20)
 
     options = gunicorn_options(settings, args.host, args.port)
-    hooks: dict[str, Callable[..., Any]] = {
-        "post_worker_init": post_worker_init,
-        "worker_exit": worker_exit,
-    }
-    GunicornApp(factory, options, hooks).run()
+    hooks: dict[str, Callable[..., Any]] = {"post_worker_init": post_worker_init}
+    # The delivery workers: `odw worker` in its own process, kept alive by the
+    # gunicorn master, so they never take the interpreter from request threads.
+    companion = (
+        [sys.executable, "-m", "app.cli.main", "worker", "--threads", str(settings.workers)]
+        if settings.workers > 0
+        else None
+    )
+    GunicornApp(factory, options, hooks).run(companion)
     return 0
 
 

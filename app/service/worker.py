@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, StatementError
 
 from app.service.outcome import HandlerContext, Ignore, TransientError
 from app.service.retention import sweeper
@@ -29,6 +29,7 @@ from webhooks.router import Router
 log = logging.getLogger("odw.worker")
 
 TRANSIENT = (TransientError, OperationalError, ConnectionError, TimeoutError)
+MAX_ERROR_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,21 @@ class WorkerConfig:
 
 def new_owner(label: str = "worker") -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{label}:{uuid.uuid4().hex[:8]}"
+
+
+def public_error(exc: BaseException) -> str:
+    """The error as stored and shown by `/api/deliveries/<id>`: short, with no
+    SQL and no bound parameters (payload data); the details go to the log."""
+    if isinstance(exc, StatementError):
+        cause = exc.orig if exc.orig is not None else exc
+        return f"database error ({type(exc).__name__}: {type(cause).__name__}); details in the log"
+    return _short(f"{type(exc).__name__}: {exc}")
+
+
+def _short(text: str) -> str:
+    first = text.splitlines()[0] if text else ""
+    line = "".join(c if c.isprintable() else " " for c in first)
+    return line if len(line) <= MAX_ERROR_CHARS else line[: MAX_ERROR_CHARS - 1] + "…"
 
 
 class DeliveryWorker:
@@ -100,8 +116,8 @@ class DeliveryWorker:
             return self._finish(delivery, "ignored", f"no handler for {delivery.event!r}{action}")
         try:
             event = parse_event(delivery.event, json.loads(delivery.body))
-        except (PayloadError, ValueError) as exc:
-            return self._finish(delivery, "failed", str(exc))
+        except (PayloadError, ValueError, RecursionError) as exc:
+            return self._finish(delivery, "failed", _short(str(exc)))
         try:
             with self.store.inbox.finishing(delivery.id, self.owner, "processed") as tx:
                 ctx = HandlerContext(delivery.id, self.store, tx)
@@ -112,10 +128,11 @@ class DeliveryWorker:
         except LeaseLost:
             raise
         except TRANSIENT as exc:
-            return self._retry(delivery, f"{type(exc).__name__}: {exc}")
+            log.warning("transient failure", exc_info=True, extra={"delivery": delivery.id})
+            return self._retry(delivery, public_error(exc))
         except Exception as exc:
             log.exception("handler failed", extra={"delivery": delivery.id})
-            return self._finish(delivery, "failed", f"{type(exc).__name__}: {exc}")
+            return self._finish(delivery, "failed", public_error(exc))
         log.info(
             "processed %s%s",
             delivery.event,

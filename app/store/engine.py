@@ -51,7 +51,7 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(url)
     if parsed.get_backend_name() == "postgresql":
-        return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+        return _postgres_engine(url)
     raise ValueError(f"unsupported database URL {parsed.render_as_string(hide_password=True)}")
 
 
@@ -94,6 +94,28 @@ def _sqlite_engine(url: str) -> Engine:
         sync = "NORMAL" if options.get("odw_repeatable") else "FULL"
         conn.exec_driver_sql(f"PRAGMA synchronous={sync}")
         conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def _postgres_engine(url: str) -> Engine:
+    engine = create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # An acknowledged delivery is on disk when its commit returns, whatever
+        # the server's default: the WAL is flushed (and, with synchronous
+        # standbys, confirmed) before COMMIT answers.
+        with dbapi_conn.cursor() as cur:
+            cur.execute("SET synchronous_commit = on")
+        dbapi_conn.commit()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        # Repeatable work (see REPEATABLE) does not wait for the flush: the
+        # same trade as SQLite's synchronous=NORMAL, all or nothing.
+        if conn.get_execution_options().get("odw_repeatable"):
+            conn.exec_driver_sql("SET LOCAL synchronous_commit = off")
 
     return engine
 

@@ -1,25 +1,54 @@
 """Running a WSGI app under gunicorn from inside `odw`, with ODW's settings.
 
 The same options serve the real app and the benchmark's no-op baseline, so
-the two are compared under identical server settings.
+the two are compared under identical server settings. The delivery workers
+run in a process of their own (`odw worker`), started and restarted by the
+gunicorn master, so they never compete with request threads for one
+interpreter.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+import os
+import subprocess
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.arbiter import Arbiter
 
 from app.settings import Settings
+from app.web.whole_requests import worker_class
+
+log = logging.getLogger("odw.serve")
+
+# Request threads mostly wait for the shared commit, not for the CPU; enough
+# of them per core lets a burst fill one commit instead of queueing for it.
+THREADS_PER_CORE = 8
+
+
+def http_shape(settings: Settings, cores: int | None = None) -> tuple[int, int]:
+    """(processes, threads per process) for gunicorn. One process on SQLite
+    (one writer per file commits best, and group commit needs the requests in
+    one place); on PostgreSQL one per two cores, leaving the rest to the
+    delivery workers and the database. Threads from the cores per process."""
+    cores = cores or os.cpu_count() or 1
+    sqlite = settings.database.startswith("sqlite")
+    processes = settings.http_processes or (1 if sqlite else max(1, cores // 2))
+    per_process = max(1, cores // processes)
+    threads = settings.http_threads or min(64, THREADS_PER_CORE * per_process)
+    return processes, threads
 
 
 def gunicorn_options(settings: Settings, host: str, port: int) -> dict[str, Any]:
+    processes, threads = http_shape(settings)
     return {
         "bind": f"{host}:{port}",
-        "workers": settings.http_processes,
-        "worker_class": "gthread",
-        "threads": settings.http_threads,
+        "workers": processes,
+        "worker_class": worker_class(settings.http_read_timeout),
+        "threads": threads,
         "timeout": 30,
         "graceful_timeout": 30,
         "keepalive": 5,
@@ -81,3 +110,55 @@ class GunicornApp(BaseApplication):  # type: ignore[misc]
 
     def load(self) -> Any:
         return self.factory()
+
+    def run(self, companion: Sequence[str] | None = None) -> None:
+        """Serve until stopped; `companion`, when given, is a command the
+        master keeps running beside the HTTP workers (restarted if it exits)."""
+        CompanionArbiter(self, companion).run()
+
+
+class CompanionArbiter(Arbiter):  # type: ignore[misc]
+    """gunicorn's master, also keeping one companion process alive: checked
+    each time the master tends its workers (about once a second)."""
+
+    RESTART_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)
+
+    def __init__(self, app: Any, companion: Sequence[str] | None) -> None:
+        super().__init__(app)
+        self.companion = list(companion) if companion else None
+        self.companion_proc: subprocess.Popen[bytes] | None = None
+        self.companion_restarts = 0
+        self.companion_due = 0.0
+
+    def manage_workers(self) -> None:
+        super().manage_workers()
+        if self.companion is None:
+            return
+        proc = self.companion_proc
+        if proc is not None and proc.poll() is None:
+            return
+        now = time.monotonic()
+        if proc is not None:
+            # The master reaps every child, so the exit status may be lost.
+            log.error("delivery worker process %s exited; restarting", proc.pid)
+            self.companion_proc = None
+            delay = self.RESTART_DELAYS[min(self.companion_restarts, 4)]
+            self.companion_restarts += 1
+            self.companion_due = now + delay
+        if now >= self.companion_due:
+            self.companion_proc = subprocess.Popen(self.companion)
+            log.info("delivery worker process %s started", self.companion_proc.pid)
+
+    def stop(self, graceful: bool = True) -> None:
+        super().stop(graceful)
+        proc, self.companion_proc = self.companion_proc, None
+        self.companion = None
+        if proc is None or proc.poll() is not None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(timeout=self.cfg.graceful_timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        except ChildProcessError:
+            pass

@@ -12,6 +12,8 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ import pytest
 from app.store import Store
 from tests.conftest import REPO_ROOT
 from tests.service.live import free_port, kill_group, request, running_service, wait_healthy
+from tests.store.databases import database_url
 from tests.store.reads import recorded_per_delivery
 from tests.webhooks import oracle
 
@@ -96,61 +99,89 @@ def test_published_examples_through_gunicorn(tmp_path: Path) -> None:
         store.close()
 
 
+@contextmanager
+def service_database(kind: str, tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """A database URL and the environment that points `odw serve` at it."""
+    with database_url(kind, tmp_path) as url:
+        if kind == "sqlite":
+            yield url, {}
+            return
+        Store.open(url).close()  # PostgreSQL is migrated explicitly (`odw db upgrade`)
+        yield url, {"ODW_DATABASE_URL": url}
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"], ids=["sqlite", "postgres"])
 def test_kill_9_while_deliveries_are_in_flight_loses_nothing_and_repeats_nothing(
-    tmp_path: Path,
+    tmp_path: Path, kind: str
 ) -> None:
+    """16 clients fire; the whole service (master, HTTP process, delivery
+    worker process) is killed with SIGKILL half way; after a restart every
+    acknowledged delivery is processed exactly once."""
     examples = oracle.require("push", "pull_request", "issue_comment", "workflow_run")
     log = tmp_path / "serve.log"
-    extra = {"ODW_WORKERS": "2", "ODW_DELIVERY_LEASE_SECONDS": "2", "ODW_POLL_SECONDS": "0.05"}
-    total, senders = 400, 8
+    total, senders = 800, 16
     acked: list[str] = []
     lock = threading.Lock()
-    with running_service(tmp_path, SECRET, log, **extra) as (port, proc):
-        stop = threading.Event()
+    with service_database(kind, tmp_path) as (url, db_env):
+        extra = {
+            "ODW_WORKERS": "2",
+            "ODW_DELIVERY_LEASE_SECONDS": "2",
+            "ODW_POLL_SECONDS": "0.05",
+            **db_env,
+        }
+        with running_service(tmp_path, SECRET, log, **extra) as (port, proc):
+            stop = threading.Event()
 
-        def send(n: int) -> None:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-            for i in range(n, total, senders):
-                if stop.is_set():
-                    return
-                ex = examples[i % len(examples)]
-                body, headers = oracle.signed(
-                    SECRET, ex.event, ex.as_app_delivery(), f"kill-{i}-{uuid.uuid4().hex[:6]}"
-                )
-                try:
-                    conn.request("POST", "/webhooks", body=body, headers=headers)
-                    resp = conn.getresponse()
-                    resp.read()
-                except (OSError, http.client.HTTPException):
-                    return  # the service died under us: this one was never acknowledged
-                if resp.status == 202:
-                    with lock:
-                        acked.append(headers["X-GitHub-Delivery"])
+            def send(n: int) -> None:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                for i in range(n, total, senders):
+                    if stop.is_set():
+                        return
+                    ex = examples[i % len(examples)]
+                    body, headers = oracle.signed(
+                        SECRET, ex.event, ex.as_app_delivery(), f"kill-{i}-{uuid.uuid4().hex[:6]}"
+                    )
+                    try:
+                        conn.request("POST", "/webhooks", body=body, headers=headers)
+                        resp = conn.getresponse()
+                        resp.read()
+                    except (OSError, http.client.HTTPException):
+                        return  # the service died under us: this one was never acknowledged
+                    if resp.status == 202:
+                        with lock:
+                            acked.append(headers["X-GitHub-Delivery"])
 
-        threads = [threading.Thread(target=send, args=(n,)) for n in range(senders)]
-        for t in threads:
-            t.start()
-        deadline = time.monotonic() + 30
-        while len(acked) < total // 2 and time.monotonic() < deadline:
-            time.sleep(0.005)
-        kill_group(proc, signal.SIGKILL)  # the whole service: master, workers, threads
-        stop.set()
-        for t in threads:
-            t.join(timeout=30)
+            threads = [threading.Thread(target=send, args=(n,)) for n in range(senders)]
+            for t in threads:
+                t.start()
+            # Kill once half is acknowledged and the worker process is at work.
+            watch = Store.open(url, migrate_schema=False)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and (
+                len(acked) < total // 2
+                or not any(s == "processed" for _e, s in watch.inbox.counts())
+            ):
+                time.sleep(0.01)
+            kill_group(proc, signal.SIGKILL)  # the whole service: every process in it
+            stop.set()
+            for t in threads:
+                t.join(timeout=30)
+            watch.close()
 
-    assert len(acked) >= total // 2
-    store = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}", migrate_schema=False)
-    at_kill = {i: store.inbox.get(i).status for i in acked}  # type: ignore[union-attr]
-    unfinished = [i for i, s in at_kill.items() if s not in FINAL]
-    print("status at kill:", {s: list(at_kill.values()).count(s) for s in set(at_kill.values())})
-    with running_service(tmp_path, SECRET, log, **extra):
-        wait_final(store, acked, timeout=60)
-    statuses = {store.inbox.get(i).status for i in acked}  # type: ignore[union-attr]
-    assert statuses == {"processed"}
-    counts = recorded_per_delivery(store)
-    assert [i for i in acked if counts.get(i) != 1] == []
-    assert all(n == 1 for n in counts.values())
-    store.close()
+        assert len(acked) >= total // 2
+        store = Store.open(url, migrate_schema=False)
+        at_kill = {i: store.inbox.get(i).status for i in acked}  # type: ignore[union-attr]
+        unfinished = [i for i, s in at_kill.items() if s not in FINAL]
+        seen = list(at_kill.values())
+        print("status at kill:", {s: seen.count(s) for s in set(seen)})
+        with running_service(tmp_path, SECRET, log, **extra):
+            wait_final(store, acked, timeout=90)
+        statuses = {store.inbox.get(i).status for i in acked}  # type: ignore[union-attr]
+        assert statuses == {"processed"}
+        counts = recorded_per_delivery(store)
+        assert [i for i in acked if counts.get(i) != 1] == []
+        assert all(n == 1 for n in counts.values())
+        store.close()
     # The kill must have caught work in flight, or the test proved nothing.
     assert unfinished, "every delivery was already finished when the service was killed"
 

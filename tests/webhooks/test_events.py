@@ -50,6 +50,21 @@ def test_a_payload_missing_a_typed_field_is_a_clear_error() -> None:
         parse_event("pull_request", {"action": "opened"})
 
 
+@pytest.mark.parametrize(
+    ("installation_id", "problem"),
+    [("123", "valid integer"), (True, "valid integer"), (1.0, "valid integer")],
+    ids=["string", "boolean", "float"],
+)
+def test_typed_fields_take_one_json_type_only(installation_id: object, problem: str) -> None:
+    """No coercion: "123" or true is not installation 123 or 1 in the worker
+    either (the edge refuses them first; rows stored before it are failed)."""
+    payload = {"action": "created", "installation": {"id": installation_id}}
+    with pytest.raises(PayloadError, match=rf"installation\.id: Input should be a {problem}"):
+        parse_event("installation", payload)
+    with pytest.raises(PayloadError, match=r"installation\.id"):
+        parse_event("star", payload)
+
+
 def test_events_odw_does_not_model_parse_generically() -> None:
     event = parse_event("star", {"action": "created", "installation": {"id": 5}})
     assert isinstance(event, UnknownEvent)
