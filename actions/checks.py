@@ -68,7 +68,10 @@ def exit_check(result: ProcessResult, deadline: float, *, marker_seen: bool) -> 
             status="failed",
             code=result.exit_code,
             reason=f"{reason}; cleanup failed, still alive: "
-            + ", ".join(str(p) for p in result.survivors),
+            + (
+                ", ".join(str(p) for p in result.survivors)
+                or "processes in the attempt's cgroup (it could not be removed)"
+            ),
         )
     if marker_seen:
         return Check(

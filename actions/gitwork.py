@@ -120,3 +120,11 @@ def push(workdir: Path, url: str, branch: str, *, token: str | None = None) -> s
 def path_in_commit(workdir: Path, rev: str, path: str) -> bool:
     proc = git(workdir, "cat-file", "-e", f"{rev}:{path}", check=False)
     return proc.returncode == 0
+
+
+def file_in_commit(workdir: Path, rev: str, path: str, limit: int) -> str | None:
+    """The committed text of `path` at `rev`, or None when absent or over `limit` bytes."""
+    size = git(workdir, "cat-file", "-s", f"{rev}:{path}", check=False)
+    if size.returncode != 0 or int(size.stdout.strip() or limit + 1) > limit:
+        return None
+    return git(workdir, "cat-file", "blob", f"{rev}:{path}").stdout

@@ -1,10 +1,13 @@
 """Run a command in its own process group under a deadline; leave nothing behind.
 
 On expiry the whole tree gets SIGTERM, then SIGKILL after a grace period
-(seed 004: exit 124 for a timeout, 125 when cleanup itself failed). The tree is
-the process group plus every descendant found through /proc, so a grandchild
-that moved to its own session is still found; with `enable_subreaper()` even
-orphans whose parent already died stay ours to find.
+(seed 004: exit 124 for a timeout, 125 when cleanup itself failed, after a
+clean exit too). The tree is the process group plus every descendant found
+through /proc, so a grandchild that moved to its own session is still found;
+with `enable_subreaper()` even orphans whose parent already died stay ours to
+find; and everything in the attempt's containment (`actions/containment.py`:
+its cgroup, its environment tag), so a daemon re-forking into new sessions is
+found too.
 """
 
 from __future__ import annotations
@@ -16,15 +19,17 @@ import select
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from actions.containment import Containment, Preference
 from app.core.verdict import EXIT_CLEANUP_FAILED, EXIT_TIMEOUT
 
 _PR_SET_CHILD_SUBREAPER = 36
 _READ_SIZE = 1 << 16
 _POLL = 0.05
+_SETTLE = 0.01
 KILL_WAIT = 5.0
 
 
@@ -41,6 +46,7 @@ class ProcessResult:
     signals_sent: list[str] = field(default_factory=list)
     survivors: list[int] = field(default_factory=list)
     stragglers: int = 0
+    containment: str = "sweep"
 
 
 _subreaper = False
@@ -126,43 +132,69 @@ def _reap_orphans(root: int) -> None:
                 os.waitpid(pid, os.WNOHANG)
 
 
-def _send(pgid: int, pids: list[int], sig: signal.Signals) -> None:
+def _send(pgid: int, pids: Iterable[int], sig: signal.Signals, box: Containment) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, sig)
+    box.send(pids, sig)
+
+
+def _find(proc: subprocess.Popen[bytes], known: set[int], box: Containment) -> list[int]:
+    """Everything of the attempt still alive: its tree and its containment."""
+    return sorted({*tree_members(proc.pid, proc.pid, known), *box.members()})
+
+
+def _settled(proc: subprocess.Popen[bytes], known: set[int], box: Containment) -> list[int]:
+    """Members now; empty only when two sweeps in a row found none (a fork in flight)."""
+    members = _find(proc, known, box)
+    if members:
+        return members
+    time.sleep(_SETTLE)
+    proc.poll()
+    _reap_orphans(proc.pid)
+    return _find(proc, known, box)
 
 
 def terminate_tree(
-    proc: subprocess.Popen[bytes], grace: float, kill_wait: float = KILL_WAIT
+    proc: subprocess.Popen[bytes],
+    grace: float,
+    kill_wait: float = KILL_WAIT,
+    box: Containment | None = None,
 ) -> tuple[list[str], list[int]]:
-    """SIGTERM the tree, SIGKILL what is left after `grace`; returns (signals, survivors)."""
+    """SIGTERM the tree, SIGKILL what is left after `grace`; returns (signals, survivors).
+
+    Sweeps repeat until none finds a member: a process forked between a sweep
+    and its signal is found by the next one.
+    """
+    box = box or Containment(tag="", cgroup=None)
     sent: list[str] = []
     pgid = proc.pid
     known: set[int] = set()
-    members = tree_members(proc.pid, pgid, known)
-    if not members and proc.poll() is not None:
+    members = _settled(proc, known, box)
+    if not members:
         return sent, []
-    _send(pgid, members, signal.SIGTERM)
+    signalled = set(members)
+    _send(pgid, members, signal.SIGTERM, box)
     sent.append("SIGTERM")
     end = time.monotonic() + grace
     while time.monotonic() < end:
         proc.poll()
         _reap_orphans(proc.pid)
-        members = tree_members(proc.pid, pgid, known)
+        members = _settled(proc, known, box)
         if not members:
             return sent, []
+        fresh = [p for p in members if p not in signalled]
+        if fresh:  # forked after the first SIGTERM
+            signalled.update(fresh)
+            _send(pgid, fresh, signal.SIGTERM, box)
         time.sleep(_POLL)
     sent.append("SIGKILL")
     end = time.monotonic() + kill_wait
     while True:
-        members = tree_members(proc.pid, pgid, known)
-        if members:
-            _send(pgid, members, signal.SIGKILL)
+        members = _find(proc, known, box)
+        _send(pgid, members, signal.SIGKILL, box)
         proc.poll()
         _reap_orphans(proc.pid)
-        members = tree_members(proc.pid, pgid, known)
+        members = _settled(proc, known, box)
         if not members or time.monotonic() >= end:
             return sent, members
         time.sleep(_POLL)
@@ -177,16 +209,19 @@ def run_process(
     deadline: float,
     grace: float = 10.0,
     on_output: Callable[[bytes], None] | None = None,
+    containment: Preference = "auto",
+    kill_wait: float = KILL_WAIT,
 ) -> ProcessResult:
     """Run `argv` with stdout+stderr streamed to `on_output`, bounded by `deadline`."""
     start = time.monotonic()
     end = start + deadline
+    box = Containment.open(containment)
     stdin = stdin_path.open("rb") if stdin_path is not None else subprocess.DEVNULL
     try:
-        proc = subprocess.Popen(
+        proc = box.start(
             argv,
             cwd=cwd,
-            env=dict(env) if env is not None else None,
+            env=env,
             stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -194,6 +229,7 @@ def run_process(
             close_fds=True,
         )
     except OSError as exc:
+        box.close()
         return ProcessResult(exit_code=127, spawn_error=f"{argv[0]}: {exc.strerror or exc}")
     finally:
         if not isinstance(stdin, int):
@@ -224,16 +260,21 @@ def run_process(
                 timed_out = True
         # Whatever is still running now is either past the deadline or a straggler
         # the agent left behind; neither may outlive the stage.
-        stragglers = 0 if timed_out else len(tree_members(proc.pid, proc.pid))
-        sent, survivors = terminate_tree(proc, grace if timed_out else min(grace, 1.0))
+        stragglers = 0 if timed_out else len(_find(proc, set(), box))
+        sent, survivors = terminate_tree(
+            proc, grace if timed_out else min(grace, 1.0), kill_wait, box
+        )
         _drain(fd, on_output)
         try:
-            code = proc.wait(timeout=KILL_WAIT)
+            code = proc.wait(timeout=kill_wait)
         except subprocess.TimeoutExpired:
             code = None
             survivors = sorted({*survivors, proc.pid})
     finally:
         proc.stdout.close()
+        released = _release(box, proc.pid)
+        if not released and not survivors:
+            survivors = sorted(box.members())
     result = ProcessResult(
         exit_code=0,
         timed_out=timed_out,
@@ -241,8 +282,9 @@ def run_process(
         survivors=survivors,
         stragglers=stragglers,
         duration=time.monotonic() - start,
+        containment=box.kind,
     )
-    if survivors:
+    if survivors or not released:
         result.cleanup_failed = True
         result.exit_code = EXIT_CLEANUP_FAILED
     elif timed_out:
@@ -253,6 +295,17 @@ def run_process(
     else:
         result.exit_code = code if code is not None else EXIT_CLEANUP_FAILED
     return result
+
+
+def _release(box: Containment, root: int, wait: float = 1.0) -> bool:
+    """Remove the attempt's cgroup, giving exited members a moment to be reaped."""
+    end = time.monotonic() + wait
+    while not box.close():
+        if time.monotonic() >= end:
+            return False
+        _reap_orphans(root)
+        time.sleep(_POLL)
+    return True
 
 
 def _drain(fd: int, on_output: Callable[[bytes], None] | None, limit: float = 2.0) -> None:

@@ -1,9 +1,11 @@
 """Collect a failed write stage's dirty ExecPlans into the verdict's artifact.
 
-Only regular `.md` files under `docs/execplans/` inside the worktree qualify.
-Symlinks (of the file or any folder above it), absolute paths, `..` parts and
-anything resolving outside the worktree are rejected by name, before a byte is
-copied. Whether the bundle is committed is decided later, by the assessment.
+Only regular `.md` files directly in `docs/execplans/` inside the worktree
+qualify (the contract's `docs/execplans/*.md`). Symlinks (of the file or any
+folder above it), hard links (a second name for a file elsewhere), nested
+folders, absolute paths, `..` parts and anything resolving outside the worktree
+are rejected by name, before a byte is copied. Whether the bundle is committed
+is decided later, by the assessment.
 """
 
 from __future__ import annotations
@@ -18,6 +20,11 @@ from app.core.verdict import RejectedPath, SalvageBundle
 
 MAX_FILE_BYTES = 1 << 20
 _PREFIX = EXECPLAN_DIR + "/"
+NESTED = f"in a nested folder (only {EXECPLAN_DIR}/*.md)"
+
+
+def _hard_link(links: int) -> str:
+    return f"has more than one hard link ({links})"
 
 
 def _reason(worktree: Path, rel: str) -> str | None:
@@ -31,6 +38,8 @@ def _reason(worktree: Path, rel: str) -> str | None:
         return "path has a '..' component"
     if not rel.startswith(_PREFIX):
         return f"outside {EXECPLAN_DIR}/"
+    if pure.parent != PurePosixPath(EXECPLAN_DIR):
+        return NESTED
     current = worktree
     for part in pure.parts:
         current = current / part
@@ -42,6 +51,9 @@ def _reason(worktree: Path, rel: str) -> str | None:
             return "symlink" if current == worktree / rel else f"inside a symlinked folder ({part})"
     if not stat.S_ISREG(mode):
         return "not a regular file"
+    links = os.lstat(current).st_nlink
+    if links > 1:
+        return _hard_link(links)
     if not rel.endswith(".md"):
         return "not a Markdown (.md) file"
     root = worktree.resolve()
@@ -61,6 +73,8 @@ def _copy(src: Path, dest: Path) -> str | None:
         info = os.fstat(fh.fileno())
         if not stat.S_ISREG(info.st_mode):
             return "not a regular file"
+        if info.st_nlink > 1:  # linked after the check
+            return _hard_link(info.st_nlink)
         if info.st_size > MAX_FILE_BYTES:
             return f"larger than {MAX_FILE_BYTES} bytes"
         data = fh.read(MAX_FILE_BYTES + 1)

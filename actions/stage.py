@@ -22,17 +22,18 @@ from actions.prompt import ROADMAP_PATH, PromptError, build_prompt
 from actions.stream import EchoBudget, HeadTailCapture, MarkerScanner, tee
 from actions.summary import render_summary
 from app.core.credentials import without_credentials
+from app.core.execplan import plan_stage_problems
 from app.core.identity import RUNNER_IDENTITY, Identity
 from app.core.naming import execplan_path, task_branch
 from app.core.verdict import (
     AGENT_STAGES,
+    MARKER_WORD,
     WRITE_STAGES,
     Check,
     GateResult,
     InfraFault,
     SalvageBundle,
     Verdict,
-    completion_marker,
     valid_token,
 )
 from app.gitops.runner import GitError, config_entries, git, risky_config
@@ -184,7 +185,10 @@ def agent_env(req: StageRequest, prompt_file: Path, report_file: Path) -> dict[s
         "ODW_STAGE": req.stage,
         "ODW_TASK_ID": req.task,
         "ODW_PROMPT_FILE": str(prompt_file),
-        "ODW_COMPLETION_MARKER": completion_marker(req.token),
+        # The marker is exported in two halves, so no variable holds it whole
+        # and a dump of the environment cannot print it (on a line or not).
+        "ODW_COMPLETION_WORD": MARKER_WORD,
+        "ODW_COMPLETION_TOKEN": req.token,
         "ODW_REPORT_FILE": str(report_file),
         "ODW_EXECPLAN_PATH": execplan_path(req.task),
     }
@@ -223,6 +227,7 @@ class _Writer:
         self.salvage = SalvageBundle()
         self.fault: InfraFault | None = None
         self.timings: dict[str, float] = {}
+        self.hold_push = False
 
     def run(self, succeeded: bool) -> None:
         req, wd = self.req, self.setup.workdir
@@ -258,14 +263,32 @@ class _Writer:
         self.checks.append(Check(name="commit", status="passed", reason=reason))
 
     def _plan_check(self) -> None:
+        """The ExecPlan is committed and keeps the contract (sections, `Status: DRAFT`)."""
         rel = execplan_path(self.req.task)
         rev = gitwork.head(self.setup.workdir)
-        found = rev is not None and gitwork.path_in_commit(self.setup.workdir, rev, rel)
-        self.checks.append(
-            Check(name="execplan", status="passed", reason=f"{rel} is committed")
-            if found
-            else Check(name="execplan", status="failed", reason=f"{rel} was not written")
+        text = (
+            None
+            if rev is None
+            else gitwork.file_in_commit(self.setup.workdir, rev, rel, MAX_PLAN_BYTES)
         )
+        if text is None:
+            reason = f"{rel} was not written (or is larger than {MAX_PLAN_BYTES} bytes)"
+            self.checks.append(Check(name="execplan", status="failed", reason=reason))
+            return
+        self.checks.append(Check(name="execplan", status="passed", reason=f"{rel} is committed"))
+        problems = plan_stage_problems(text)
+        self.checks.append(
+            Check(name="execplan_contract", status="failed", reason="; ".join(problems))
+            if problems
+            else Check(
+                name="execplan_contract",
+                status="passed",
+                reason="every required section is present and Status is DRAFT",
+            )
+        )
+        # A plan that breaks the contract stays off origin: its Status would
+        # decide where a `continue` resume starts.
+        self.hold_push = bool(problems)
 
     def _gates(self) -> None:
         if self.req.stage not in GATE_STAGES:
@@ -293,6 +316,10 @@ class _Writer:
     def _push(self) -> None:
         if not self.req.push:
             self.checks.append(Check(name="push", status="skipped", reason="push disabled"))
+            return
+        if self.hold_push:
+            reason = "the ExecPlan breaks the contract (execplan_contract); nothing was pushed"
+            self.checks.append(Check(name="push", status="skipped", reason=reason))
             return
         if self.setup.push_url is None:
             reason = f"the checkout has no remote named {self.req.remote}; commits stay local"

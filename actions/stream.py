@@ -1,8 +1,9 @@
 """Agent output as it streams: completion-marker detection and bounded capture.
 
 Agents print arbitrary bytes in arbitrary chunks, with colours. The marker must
-be found even when a write splits it or wraps it in escape sequences, and the
-capture must stay a fixed size however much the agent prints.
+be found even when a write splits it or wraps it in escape sequences, but only
+on a line of its own, and the capture must stay a fixed size however much the
+agent prints.
 """
 
 from __future__ import annotations
@@ -14,29 +15,35 @@ from typing import BinaryIO
 from app.core.sanitize import strip_ansi
 from app.core.verdict import completion_marker
 
-_PREFIX = completion_marker("").encode()
-_TOKEN_CHARS = rb"A-Za-z0-9_-"
-_MARKER = re.compile(
-    re.escape(_PREFIX) + rb"([" + _TOKEN_CHARS + rb"]{8,128})(?![" + _TOKEN_CHARS + rb"])"
-)
+# The whole line, once ANSI escapes and surrounding whitespace are removed.
+_MARKER_LINE = re.compile(re.escape(completion_marker("").encode()) + rb"([A-Za-z0-9_-]{8,128})\Z")
 # Complete escape sequences: CSI, OSC (BEL or ST terminated) and two-byte escapes.
 _ANSI = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 # The start of an escape sequence cut off by the end of a chunk.
 _PARTIAL = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*\x1b?)?\Z")
 _PENDING_MAX = 4096
-_CARRY = len(_PREFIX) + 129
+# Longer content than this cannot be a marker line; a longer run of trailing
+# whitespace is kept as two spaces (never one, which could forge the separator).
+_LINE_MAX = len(completion_marker("")) + 128
+_WS_MAX = 64
 MAX_FOREIGN = 8
 
 
 class MarkerScanner:
-    """Finds this attempt's marker, and notes other tokens' markers, in a byte stream."""
+    """Finds this attempt's marker, and notes other tokens' markers, in a byte stream.
+
+    Only a line that is nothing but the marker counts (escapes and surrounding
+    whitespace aside): a marker inside an environment dump, a shell trace or a
+    log line is text, not a completion.
+    """
 
     def __init__(self, token: str) -> None:
         self.token = token
         self.seen = False
         self.foreign: list[str] = []
         self._pending = b""
-        self._carry = b""
+        self._line = b""
+        self._long = False
 
     def feed(self, chunk: bytes) -> None:
         data = self._pending + chunk
@@ -46,24 +53,44 @@ class MarkerScanner:
         if partial is not None:
             self._pending = data[partial.start() :]
             data = data[: partial.start()]
-        self._scan(_ANSI.sub(b"", data), final=False)
+        self._scan(_ANSI.sub(b"", data))
 
     def finish(self) -> None:
-        """End of stream: a marker at the very end is now unambiguous."""
+        """End of stream: the last line, even without a newline, is complete."""
         rest, self._pending = self._pending, b""
-        self._scan(_ANSI.sub(b"", rest), final=True)
+        self._scan(_ANSI.sub(b"", rest))
+        self._end_line()
 
-    def _scan(self, clean: bytes, *, final: bool) -> None:
-        window = self._carry + clean
-        for m in _MARKER.finditer(window):
-            if m.end() == len(window) and not final:
-                continue  # the token may go on in the next chunk
-            token = m.group(1).decode()
-            if token == self.token:
-                self.seen = True
-            elif token not in self.foreign and len(self.foreign) < MAX_FOREIGN:
-                self.foreign.append(token)
-        self._carry = window[-_CARRY:]
+    def _scan(self, clean: bytes) -> None:
+        *complete, last = clean.split(b"\n")
+        for part in complete:
+            self._add(part)
+            self._end_line()
+        self._add(last)
+
+    def _add(self, part: bytes) -> None:
+        if self._long:
+            return
+        line = (self._line + part).lstrip()
+        content = line.rstrip()
+        if len(content) > _LINE_MAX:
+            self._long, self._line = True, b""
+        elif len(line) - len(content) > _WS_MAX:
+            self._line = content + b"  "
+        else:
+            self._line = line
+
+    def _end_line(self) -> None:
+        line, long_ = self._line.strip(), self._long
+        self._line, self._long = b"", False
+        m = None if long_ else _MARKER_LINE.match(line)
+        if m is None:
+            return
+        token = m.group(1).decode()
+        if token == self.token:
+            self.seen = True
+        elif token not in self.foreign and len(self.foreign) < MAX_FOREIGN:
+            self.foreign.append(token)
 
 
 class HeadTailCapture:

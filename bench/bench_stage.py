@@ -46,8 +46,8 @@ def _repo(root: Path) -> Path:
 def _run(work: Path, out: Path, megabytes: int) -> tuple[float, int, dict[str, object]]:
     token = f"tok-bench-{megabytes}"
     agent = (
-        f"head -c {megabytes * 1024 * 1024} /dev/zero | tr '\\0' 'x' | fold -w 200; "
-        'echo "$ODW_COMPLETION_MARKER"'
+        f"head -c {megabytes * 1024 * 1024} /dev/zero | tr '\\0' 'x' | fold -w 200; echo; "
+        'echo "$ODW_COMPLETION_WORD $ODW_COMPLETION_TOKEN"'
     )
     odw = [
         sys.executable,

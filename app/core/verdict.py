@@ -35,9 +35,12 @@ EXIT_TIMEOUT = 124
 EXIT_CLEANUP_FAILED = 125
 
 
+MARKER_WORD = "ODW-STAGE-COMPLETE"
+
+
 def completion_marker(token: str) -> str:
-    """The line an agent prints when done; embeds the attempt's token."""
-    return f"ODW-STAGE-COMPLETE {token}"
+    """The line an agent prints when done, alone on its line; embeds the attempt's token."""
+    return f"{MARKER_WORD} {token}"
 
 
 def valid_token(token: str) -> bool:

@@ -8,7 +8,8 @@ completion marker. A script file can make chosen stages misbehave, so failure
 handling can be rehearsed on a real repository.
 
 Environment (set by ODW): ODW_STAGE, ODW_TASK_ID, ODW_PROMPT_FILE,
-ODW_COMPLETION_MARKER, ODW_REPORT_FILE, ODW_EXECPLAN_PATH.
+ODW_COMPLETION_WORD, ODW_COMPLETION_TOKEN (print both, one space apart, on a
+line of their own when done), ODW_REPORT_FILE, ODW_EXECPLAN_PATH.
 Optional: SCRIPTED_AGENT_SCRIPT, a JSON file such as
   {"1.2.3": {"implement": ["no-marker", "pass"]}, "*": {"review": ["approve"]}}
 whose words are consumed one per attempt of that stage (then `pass`):
@@ -40,6 +41,20 @@ def _next_word(task: str, stage: str) -> str:
     return words[used] if used < len(words) else "pass"
 
 
+# The sections ODW's plan stage requires besides Purpose and Progress (README,
+# "The ExecPlan contract").
+SECTIONS = (
+    "Constraints",
+    "Risks",
+    "Decision log",
+    "Context and orientation",
+    "Plan of work",
+    "Concrete steps",
+    "Validation and acceptance",
+    "Idempotence and recovery",
+)
+
+
 def _set_status(plan: Path, status: str) -> None:
     text = plan.read_text() if plan.exists() else ""
     if re.search(r"(?m)^Status:.*$", text):
@@ -52,7 +67,7 @@ def _set_status(plan: Path, status: str) -> None:
 def main() -> int:
     stage = os.environ["ODW_STAGE"]
     task = os.environ["ODW_TASK_ID"]
-    marker = os.environ["ODW_COMPLETION_MARKER"]
+    marker = f"{os.environ['ODW_COMPLETION_WORD']} {os.environ['ODW_COMPLETION_TOKEN']}"
     report = os.environ.get("ODW_REPORT_FILE")
     slug = re.sub(r"[^0-9A-Za-z]+", "-", task).strip("-")
     plan = Path(os.environ.get("ODW_EXECPLAN_PATH") or f"docs/execplans/{slug}.md")
@@ -69,9 +84,10 @@ def main() -> int:
 
     if stage == "plan":
         plan.parent.mkdir(parents=True, exist_ok=True)
+        sections = "".join(f"## {name}\n\nScripted: nothing to say.\n\n" for name in SECTIONS)
         plan.write_text(
             f"# ExecPlan {task}\n\nStatus: DRAFT\n\n## Purpose\n\nDeliver roadmap task {task}.\n\n"
-            "## Progress\n\n- [ ] Implement\n- [ ] Validate\n"
+            "## Progress\n\n- [ ] Implement\n- [ ] Validate\n\n" + sections
         )
     elif stage in ("implement", "fix"):
         out = Path("work") / f"{slug}.txt"

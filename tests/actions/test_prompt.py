@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from actions.prompt import PromptError, build_prompt
+from app.core.execplan import REQUIRED_SECTIONS
 from app.core.sanitize import FENCE_PREFIX
 from app.core.verdict import AGENT_STAGES, completion_marker
 from tests.actions.conftest import ROADMAP
@@ -68,3 +69,9 @@ def test_an_unterminated_comment_in_a_title_keeps_the_rest_of_the_task() -> None
     assert "Success: the parser keeps going." in task_block
     assert "- Keep the lexer streaming." in task_block
     assert "<!--" not in task_block
+
+
+def test_the_plan_prompt_asks_for_the_sections_the_plan_stage_checks() -> None:
+    text = " ".join(prompt(stage="plan").split())
+    assert "heading for each of these sections: " + ", ".join(REQUIRED_SECTIONS) + "." in text
+    assert "`Status: DRAFT`" in text

@@ -36,7 +36,7 @@ def tree(tmp_path: Path) -> Path:
         ("docs/execplans/../other.md", "path has a '..' component"),
         ("docs/other.md", "outside docs/execplans/"),
         ("docs/execplans/s.md", "symlink"),
-        ("docs/execplans/linked/secret.md", "inside a symlinked folder (linked)"),
+        ("docs/execplans/linked/secret.md", "in a nested folder (only docs/execplans/*.md)"),
         ("docs/execplans/pipe.md", "not a regular file"),
         ("docs/execplans/gone.md", "missing"),
         ("", "empty or invalid path"),
@@ -61,10 +61,25 @@ def test_rejections_are_named(tree: Path, tmp_path: Path, path: str, reason: str
     assert copied == [tmp_path / "bundle" / "docs" / "execplans" / "1-2-3.md"]
 
 
-def test_nested_plans_are_kept_with_content(tree: Path, tmp_path: Path) -> None:
+def test_nested_folders_are_rejected_by_name(tree: Path, tmp_path: Path) -> None:
+    """The contract is `docs/execplans/*.md`: only files directly in the folder."""
     bundle = collect(tree, ["docs/execplans/nested/deep.md"], tmp_path / "b")
-    assert bundle.files == ["docs/execplans/nested/deep.md"]
-    assert (tmp_path / "b" / "docs/execplans/nested/deep.md").read_text() == "deep\n"
+    assert bundle.files == []
+    assert [(r.path, r.reason) for r in bundle.rejected] == [
+        ("docs/execplans/nested/deep.md", "in a nested folder (only docs/execplans/*.md)")
+    ]
+    assert not (tmp_path / "b").exists()
+
+
+def test_a_hard_link_is_rejected_by_name(tree: Path, tmp_path: Path) -> None:
+    """A second name for a file elsewhere (`/etc/hostname`, say) is not an ExecPlan."""
+    os.link(tmp_path / "outside" / "secret.md", tree / "docs" / "execplans" / "h.md")
+    bundle = collect(tree, ["docs/execplans/h.md", "docs/execplans/1-2-3.md"], tmp_path / "b")
+    assert bundle.files == ["docs/execplans/1-2-3.md"]
+    assert [(r.path, r.reason) for r in bundle.rejected] == [
+        ("docs/execplans/h.md", "has more than one hard link (2)")
+    ]
+    assert not (tmp_path / "b" / "docs" / "execplans" / "h.md").exists()
 
 
 def test_the_execplans_folder_itself_being_a_symlink_is_rejected(tmp_path: Path) -> None:

@@ -7,7 +7,9 @@ import time
 from pathlib import Path
 
 import jsonschema
+import pytest
 
+from app.core.execplan import REQUIRED_SECTIONS
 from app.core.verdict import EXIT_TIMEOUT, Verdict, completion_marker
 from tests.actions.conftest import alive, git, group_members
 
@@ -157,7 +159,7 @@ def test_marker_split_across_writes_and_wrapped_in_colour_passes(repo, make_agen
         f"""
         import sys, time
         out = sys.stdout.buffer
-        for part in [b"noise ", {head.encode()!r}, b"\\x1b[1;3", b"2m", {tail[:5].encode()!r},
+        for part in [b"noise\\n  ", {head.encode()!r}, b"\\x1b[1;3", b"2m", {tail[:5].encode()!r},
                      b"\\x1b]8;;http://x\\x1b", b"\\\\", {tail[5:].encode()!r}, b"\\x1b[0m\\n"]:
             out.write(part)
             out.flush()
@@ -195,7 +197,10 @@ def test_agent_echoing_its_prompt_does_not_pass(repo, make_agent, stage) -> None
     agent = make_agent("parrot", "import sys\nsys.stdout.write(sys.stdin.read())\n")
     result = stage(repo.clone, agent, stage="review")
     assert checks(result)["completion_marker"][0] == "failed"
-    assert "followed by one space and the token `tok-current-1`" in result.verdict.output_tail
+    assert (
+        "followed by one space and ODW_COMPLETION_TOKEN, the token `tok-current-1`"
+        in result.verdict.output_tail
+    )
 
 
 def test_agent_contract_environment_cwd_and_stdin(repo, make_agent, stage, tmp_path) -> None:
@@ -208,7 +213,7 @@ def test_agent_contract_environment_cwd_and_stdin(repo, make_agent, stage, tmp_p
         prompt = sys.stdin.read()
         json.dump({{"env": env, "cwd": os.getcwd(), "prompt": prompt,
                    "file": open(env["ODW_PROMPT_FILE"]).read()}}, open({str(seen)!r}, "w"))
-        print(env["ODW_COMPLETION_MARKER"])
+        print(env["ODW_COMPLETION_WORD"], env["ODW_COMPLETION_TOKEN"])
         """,
     )
     result = stage(repo.clone, agent, stage="plan")
@@ -216,7 +221,8 @@ def test_agent_contract_environment_cwd_and_stdin(repo, make_agent, stage, tmp_p
     env = data["env"]
     assert env["ODW_STAGE"] == "plan"
     assert env["ODW_TASK_ID"] == "1.1.1"
-    assert env["ODW_COMPLETION_MARKER"] == MARKER
+    assert env["ODW_COMPLETION_WORD"] + " " + env["ODW_COMPLETION_TOKEN"] == MARKER
+    assert all(MARKER not in value for value in env.values())
     assert env["ODW_EXECPLAN_PATH"] == "docs/execplans/1-1-1.md"
     assert Path(env["ODW_REPORT_FILE"]).parent == result.out_dir
     assert Path(data["cwd"]).resolve() == repo.clone.resolve()
@@ -227,22 +233,52 @@ def test_agent_contract_environment_cwd_and_stdin(repo, make_agent, stage, tmp_p
     assert result.code == 1
 
 
-def test_plan_stage_commits_the_execplan(repo, make_agent, stage) -> None:
-    agent = make_agent(
+PLAN_BODY = "".join(f"## {name}\n\nText.\n\n" for name in REQUIRED_SECTIONS)
+
+
+def planner(make_agent, status: str, body: str = PLAN_BODY):
+    return make_agent(
         "planner",
-        """
+        f"""
         import os, pathlib
         p = pathlib.Path(os.environ["ODW_EXECPLAN_PATH"])
         p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text("# Plan\\n\\nStatus: DRAFT\\n")
-        print(os.environ["ODW_COMPLETION_MARKER"])
+        p.write_text("# Plan\\n\\nStatus: {status}\\n\\n" + {body!r})
+        print(os.environ["ODW_COMPLETION_WORD"], os.environ["ODW_COMPLETION_TOKEN"])
         """,
     )
-    result = stage(repo.clone, agent, stage="plan")
+
+
+def test_plan_stage_commits_the_execplan(repo, make_agent, stage) -> None:
+    result = stage(repo.clone, planner(make_agent, "DRAFT"), stage="plan")
     assert result.code == 0, result.verdict.checks
     assert checks(result)["execplan"] == ("passed", None)
+    assert checks(result)["execplan_contract"] == ("passed", None)
     shown = git(repo.origin, "show", "roadmap-1-1-1:docs/execplans/1-1-1.md")
     assert "Status: DRAFT" in shown
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "reason"),
+    [
+        ("COMPLETE", PLAN_BODY, "Status is COMPLETE; the plan stage writes DRAFT"),
+        ("APPROVED", PLAN_BODY, "Status is APPROVED; the plan stage writes DRAFT"),
+        ("DRAFT", PLAN_BODY.replace("## Risks", "Risks"), "missing sections: Risks"),
+    ],
+    ids=["complete", "approved", "missing-section"],
+)
+def test_plan_stage_fails_a_plan_that_breaks_the_contract(
+    repo, make_agent, stage, status, body, reason
+) -> None:
+    """Issue 12.11: a plan's Status decides where `continue` resumes; only DRAFT may leave plan."""
+    result = stage(repo.clone, planner(make_agent, status, body), stage="plan")
+    assert result.code == 1 and not result.verdict.passed
+    check = result.verdict.check("execplan_contract")
+    assert check is not None and check.status == "failed"
+    assert reason in check.reason
+    # Not pushed: a COMPLETE plan on origin would send a resumed task straight to review.
+    assert repo.origin_head("roadmap-1-1-1") is None
+    assert checks(result)["push"][0] == "skipped"
 
 
 def test_marker_then_nonzero_exit_passes_with_exit_code_recorded(repo, make_agent, stage) -> None:
@@ -251,3 +287,16 @@ def test_marker_then_nonzero_exit_passes_with_exit_code_recorded(repo, make_agen
     assert checks(result)["completion_marker"] == ("passed", None)
     assert checks(result)["exit_code"] == ("skipped", 3)
     assert "not consulted" in result.verdict.check("exit_code").reason
+
+
+def test_an_environment_dump_does_not_pass_a_stage(repo, stage) -> None:
+    """Issue 11.1: half-done work plus `env` and a failing exit is not a completed stage."""
+    result = stage(repo.clone, "echo x > partial.txt; env; exit 3")
+    v = result.verdict
+    assert result.code == 1 and not v.passed
+    assert checks(result)["completion_marker"][0] == "failed"
+    assert checks(result)["exit_code"] == ("failed", 3)
+    assert repo.origin_head("roadmap-1-1-1") is None
+    assert v.commits == [] and v.dirty
+    # No variable holds the whole marker, so no dump of the environment prints it.
+    assert MARKER not in (result.out_dir / "agent.log").read_text()

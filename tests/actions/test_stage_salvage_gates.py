@@ -65,6 +65,9 @@ def test_planted_symlinks_and_escapes_are_rejected_by_name(
         os.symlink({str(secret.parent)!r}, d / "outdir")
         (d / "notes.txt").write_text("not markdown\\n")
         pathlib.Path("docs/execplans/../escaped.md").write_text("sideways\\n")
+        os.link({str(secret)!r}, d / "hard.md")
+        (d / "deeper").mkdir()
+        (d / "deeper" / "nested.md").write_text("nested plan\\n")
         print("planted; no marker")
         """,
     )
@@ -77,6 +80,8 @@ def test_planted_symlinks_and_escapes_are_rejected_by_name(
         "docs/execplans/outdir": "symlink",
         "docs/execplans/up": "symlink",
         "docs/execplans/notes.txt": "not a Markdown (.md) file",
+        "docs/execplans/hard.md": "has more than one hard link (2)",
+        "docs/execplans/deeper/nested.md": "in a nested folder (only docs/execplans/*.md)",
     }
     bundle = result.out_dir / "salvage"
     found = sorted(str(p.relative_to(bundle)) for p in bundle.rglob("*"))

@@ -62,8 +62,45 @@ def test_near_misses_are_not_the_marker(data: bytes) -> None:
     assert not scan([data]).seen
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"ODW_COMPLETION_MARKER=" + MARKER + b"\n",
+        b"PATH=/bin\0ODW_X=" + MARKER + b"\0HOME=/root\n",
+        b"+ echo '" + MARKER + b"'\n",
+        MARKER + b" and more\n",
+        b"done: " + MARKER,
+        b"x\r" + MARKER + b"\n",
+    ],
+    ids=["env-dump", "proc-environ", "shell-trace", "trailing-text", "leading-text", "carriage"],
+)
+def test_a_marker_inside_a_longer_line_does_not_count(data: bytes) -> None:
+    s = scan([data[:7], data[7:]])
+    assert not s.seen and s.foreign == []
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"  \t" + MARKER + b"  \r\n",
+        b"\x1b[1m \x1b[32m" + MARKER + b"\x1b[0m \n",
+        b" " * 10000 + MARKER + b" " * 10000 + b"\n",
+        b"noise " * 5000 + b"\n" + MARKER,
+    ],
+    ids=["whitespace", "escapes-and-whitespace", "long-whitespace", "last-line-unterminated"],
+)
+def test_a_marker_on_a_line_of_its_own_counts(data: bytes) -> None:
+    chunks = [data[i : i + 999] for i in range(0, len(data), 999)]
+    assert scan(chunks).seen
+
+
+def test_long_whitespace_inside_the_marker_is_not_collapsed() -> None:
+    data = b"ODW-STAGE-COMPLETE" + b" " * 10000 + TOKEN.encode() + b"\n"
+    assert not scan([data[i : i + 512] for i in range(0, len(data), 512)]).seen
+
+
 def test_foreign_markers_are_reported() -> None:
-    s = scan([completion_marker("tok-old-0001").encode() + b"\n" + b"x" * 100])
+    s = scan([completion_marker("tok-old-0001").encode() + b"\n" + b"x" * 100 + b"\n"])
     assert not s.seen
     assert s.foreign == ["tok-old-0001"]
 

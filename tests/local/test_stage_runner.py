@@ -7,25 +7,30 @@ from pathlib import Path
 
 import pytest
 
+from app.core.execplan import REQUIRED_SECTIONS
 from app.core.identity import Identity
 from app.local.stage_runner import LocalRunnerError, run_local_stage
 from tests.actions.conftest import git
 
-PLANNER = """
+PLANNER = (
+    f"SECTIONS = {list(REQUIRED_SECTIONS)!r}\n"
+    + """
 import os, pathlib, subprocess
 p = pathlib.Path(os.environ["ODW_EXECPLAN_PATH"])
 p.parent.mkdir(parents=True, exist_ok=True)
 branch = subprocess.check_output(["git", "branch", "--show-current"], text=True)
-p.write_text(f"Status: DRAFT\\nbranch: {branch}")
-print(os.environ["ODW_COMPLETION_MARKER"])
+sections = "".join(f"## {name}\\n\\nText.\\n\\n" for name in SECTIONS)
+p.write_text(f"Status: DRAFT\\nbranch: {branch}\\n\\n{sections}")
+print(os.environ["ODW_COMPLETION_WORD"], os.environ["ODW_COMPLETION_TOKEN"])
 """
+)
 
 IMPLEMENTER = """
 import os, pathlib
 plan = pathlib.Path(os.environ["ODW_EXECPLAN_PATH"])
 assert plan.exists(), "the implement stage starts from the planned branch"
 pathlib.Path(f"task_{os.environ['ODW_TASK_ID'].replace('.', '_')}.py").write_text("x = 1\\n")
-print(os.environ["ODW_COMPLETION_MARKER"])
+print(os.environ["ODW_COMPLETION_WORD"], os.environ["ODW_COMPLETION_TOKEN"])
 """
 
 
@@ -169,7 +174,7 @@ def test_risky_config_the_agent_writes_into_the_shared_clone_is_undone(
         subprocess.run(["git", "config", "url.{evil}.pushInsteadOf", "{repo.origin}"], check=True)
         subprocess.run(["git", "config", "--add", "url./srv/mirror/.insteadOf", "/elsewhere/"],
                        check=True)
-        print(os.environ["ODW_COMPLETION_MARKER"])
+        print(os.environ["ODW_COMPLETION_WORD"], os.environ["ODW_COMPLETION_TOKEN"])
         """,
     )
     run = run_local_stage(
