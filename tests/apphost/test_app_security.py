@@ -229,3 +229,24 @@ def test_a_fork_pull_requests_odw_run_starts_nothing_and_is_answered_with_the_re
     assert not [r for r in fake.requests if r["path"].endswith("/dispatches")]
     assert not [r for r in fake.requests if r["method"] == "POST" and r["path"].endswith("/pulls")]
     assert {r for r in repo.git.refs() if r.startswith("refs/heads/")} == {"refs/heads/main"}
+
+
+def test_a_command_from_a_reader_starts_nothing_and_is_answered_with_the_refusal(
+    fake: FakeGitHub, service: Service
+) -> None:
+    _installed(fake, service, fake_default_permissions())
+    fake.add_collaborator(REPO, "reader", "read")
+    issue = fake.open_issue(REPO)
+    command = fake.comment_as("reader", REPO, issue, "/odw run")
+    reply = wait_until(
+        "ODW's answer",
+        lambda: [
+            c for c in fake.comments.values()
+            if c.number == issue and c.user == fake.bot_login and c.id != command.id
+        ],
+        timeout=60,
+    )[0]  # fmt: skip
+    assert "has `read` permission" in reply.body and "needs `write`" in reply.body
+    assert "Nothing was changed" in reply.body
+    assert service.runs() == []
+    assert not [r for r in fake.requests if r["path"].endswith("/dispatches")]
