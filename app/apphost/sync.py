@@ -96,6 +96,8 @@ class ViewSync:
         h[f"{slot}Id"], h[f"{slot}Head"], h[f"{slot}Digest"] = run.id, head_sha, digest
         if slot == "check" and run.html_url:
             h["checkUrl"] = run.html_url
+        if slot == "run" and run.html_url:
+            h["runUrl"] = run.html_url  # the run check, linked from command replies
         self._save(task, h)
 
     def _head(self, t: TaskState, h: dict[str, Any], latest: Verdict | None) -> str:
