@@ -20,7 +20,8 @@ import shutil
 import socket
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,12 +68,17 @@ MAX_ATTEMPTS = 5
 LEASE_SECONDS = 120.0
 
 
+class Busy(RuntimeError):
+    """Another executor holds what this entry needs; it is retried shortly."""
+
+
 @dataclass(frozen=True)
 class HostConfig:
     data_dir: Path
     bot_login: str = "odw[bot]"
     details_url: str | None = None
     retry_base_seconds: float = 2.0
+    lease_seconds: float = LEASE_SECONDS
 
 
 class Executor:
@@ -96,7 +102,7 @@ class Executor:
 
     def run_once(self, limit: int = 1) -> int:
         """Claim and perform up to `limit` due entries; how many were handled."""
-        entries = self.store.outbox.claim(self.owner, LEASE_SECONDS, limit)
+        entries = self.store.outbox.claim(self.owner, self.config.lease_seconds, limit)
         for entry in entries:
             self._handle(entry)
         return len(entries)
@@ -122,6 +128,9 @@ class Executor:
 
     def _failed(self, entry: Entry, exc: Exception) -> None:
         error = f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, Busy):  # not a failure: someone else is on it
+            self.store.outbox.fail(entry.key, self.owner, error, retry_at=self.store.clock() + 0.5)
+            return
         if entry.attempts < MAX_ATTEMPTS:
             delay = self.config.retry_base_seconds * 2 ** (entry.attempts - 1)
             log.warning("effect %s failed (attempt %d): %s", entry.key, entry.attempts, error)
@@ -236,77 +245,73 @@ class Executor:
         """Read the settings at the base's SHA; start a run unless one is open."""
         key = RunKey.from_json(payload["key"])
         lease = f"app-start:{key.installation}:{key.repository}:{key.base}"
-        if not self.store.leases.acquire(lease, self.owner, 60.0):
-            raise RuntimeError(f"another executor is starting a run of {key.label()}")
+        with self.holding(lease, f"another executor is starting a run of {key.label()}"):
+            return self._start(key, payload)
+
+    def _start(self, key: RunKey, payload: dict[str, Any]) -> Any:
+        open_id = find_open(self.store, key)
+        if open_id is not None:
+            self.views(open_id)
+            return {"run": open_id, "started": False}
+        client = self.client(key)
+        sha = payload.get("sha") or client.contents.branch_sha(key.base)
+        if sha is None:
+            return {"skipped": f"{key.repository} has no branch {key.base}"}
+        config_text = _text(client.contents.file_at(CONFIG_PATH, sha))
+        roadmap_text = _text(client.contents.file_at(ROADMAP_PATH, sha))
         try:
-            open_id = find_open(self.store, key)
-            if open_id is not None:
-                self.views(open_id)
-                return {"run": open_id, "started": False}
-            client = self.client(key)
-            sha = payload.get("sha") or client.contents.branch_sha(key.base)
-            if sha is None:
-                return {"skipped": f"{key.repository} has no branch {key.base}"}
-            config_text = _text(client.contents.file_at(CONFIG_PATH, sha))
-            roadmap_text = _text(client.contents.file_at(ROADMAP_PATH, sha))
-            try:
-                settings = parse_settings(config_text, roadmap_text)
-            except ConfigProblem as p:
-                if payload.get("onlyIfAuto") and p.path != CONFIG_PATH and not _auto(config_text):
-                    return {"skipped": "auto is off"}
-                view = config_check(p.path, p.field, p.line, p.message)
-                client.checks.create_check_run(
-                    view.name,
-                    sha,
-                    CheckRunFields(
-                        status="completed",
-                        conclusion="failure",
-                        title=view.title,
-                        summary=view.summary,
-                        external_id=f"config:{sha}",
-                    ),
-                )
-                return {"config": str(p)}
-            if payload.get("onlyIfAuto"):
-                if not settings.config.auto:
-                    return {"skipped": "auto is off"}
-                before = payload.get("before")
-                if before and _text(client.contents.file_at(ROADMAP_PATH, before)) == roadmap_text:
-                    return {"skipped": "the push did not change the roadmap"}
-            run_id = new_run_id(key)
-            meta = {
-                "key": key.to_json(),
-                "sha": sha,
-                "by": payload.get("by"),
-                "identity": (
-                    settings.config.identity.model_dump() if settings.config.identity else None
+            settings = parse_settings(config_text, roadmap_text)
+        except ConfigProblem as p:
+            if payload.get("onlyIfAuto") and p.path != CONFIG_PATH and not _auto(config_text):
+                return {"skipped": "auto is off"}
+            view = config_check(p.path, p.field, p.line, p.message)
+            client.checks.create_check_run(
+                view.name,
+                sha,
+                CheckRunFields(
+                    status="completed",
+                    conclusion="failure",
+                    title=view.title,
+                    summary=view.summary,
+                    external_id=f"config:{sha}",
                 ),
-                "deleteTaskBranches": settings.config.delete_task_branches,
-            }
-            decide_step(
-                self.store,
-                run_id,
-                StartRun(
-                    at=self.clock(),
-                    run_id=run_id,
-                    base=key.base,
-                    roadmap=settings.roadmap_text,
-                    config=settings.config.config,
-                ),
-                api.tokens,
-                meta=meta,
             )
-            log.info("run %s started for %s at %s", run_id, key.label(), sha[:12])
-            return {"run": run_id, "started": True}
-        finally:
-            self.store.leases.release(lease, self.owner)
+            return {"config": str(p)}
+        if payload.get("onlyIfAuto"):
+            if not settings.config.auto:
+                return {"skipped": "auto is off"}
+            before = payload.get("before")
+            if before and _text(client.contents.file_at(ROADMAP_PATH, before)) == roadmap_text:
+                return {"skipped": "the push did not change the roadmap"}
+        run_id = new_run_id(key)
+        meta = {
+            "key": key.to_json(),
+            "sha": sha,
+            "by": payload.get("by"),
+            "identity": (
+                settings.config.identity.model_dump() if settings.config.identity else None
+            ),
+            "deleteTaskBranches": settings.config.delete_task_branches,
+        }
+        decide_step(
+            self.store,
+            run_id,
+            StartRun(
+                at=self.clock(),
+                run_id=run_id,
+                base=key.base,
+                roadmap=settings.roadmap_text,
+                config=settings.config.config,
+            ),
+            api.tokens,
+            meta=meta,
+        )
+        log.info("run %s started for %s at %s", run_id, key.label(), sha[:12])
+        return {"run": run_id, "started": True}
 
     def views(self, run_id: str) -> Any:
         """Bring the run's checks, PRs and comments up to date (one syncer per run)."""
-        lease = f"app-views:{run_id}"
-        if not self.store.leases.acquire(lease, self.owner, LEASE_SECONDS):
-            raise RuntimeError(f"views of {run_id} are being synced elsewhere")
-        try:
+        with self.holding(f"app-views:{run_id}", f"views of {run_id} are being synced elsewhere"):
             state = load_state(self.store, run_id)
             meta = run_meta(self.store, run_id)
             key = RunKey.from_json(meta["key"])
@@ -321,9 +326,19 @@ class Executor:
                 repository_url=repo_url,
                 details_url=self.config.details_url,
             ).sync(state)
-        finally:
-            self.store.leases.release(lease, self.owner)
         return {"version": state.version}
+
+    @contextmanager
+    def holding(self, lease: str, busy: str) -> Iterator[None]:
+        """Hold `lease` for one piece of work: each hold is its own owner, so two
+        threads of this executor exclude each other; busy -> retried later."""
+        owner = f"{self.owner}:{uuid.uuid4().hex[:8]}"
+        if not self.store.leases.acquire(lease, owner, self.config.lease_seconds):
+            raise Busy(busy)
+        try:
+            yield
+        finally:
+            self.store.leases.release(lease, owner)
 
     # -- workflow runs ---------------------------------------------------------------
 
