@@ -215,11 +215,14 @@ class Executor:
             return {"skipped": "the run has ended"}
         meta = run_meta(self.store, run_id)
         ports = self.ports(run_id, state, meta, again=entry.attempts > 1)
+        stages = ports.stages
+        assert isinstance(stages, ActionsStages)
+        handles = self.store.projections.tasks(run_id).get(effect.task or "", {})
+        stages.branch_ready = bool(handles.get("branch"))
         result = perform(effect, ports, again=entry.attempts > 1)
         done: dict[str, Any] = {}
         if isinstance(effect, DispatchStage):
-            assert isinstance(ports.stages, ActionsStages)
-            sent = ports.stages.dispatched.get(effect.key)
+            sent = stages.dispatched.get(effect.key)
             if sent is not None:
                 done = {
                     "workflowRun": sent.run_id,
@@ -231,14 +234,15 @@ class Executor:
                     "dispatchedAt": self.store.clock(),
                     "deadline": effect.deadline_seconds,
                 }
-                self._note_job(run_id, effect.task, sent.html_url)
+                self._note(run_id, effect.task, jobUrl=sent.html_url, branch=True)
         if result is not None:
             api.submit(self.store, run_id, result)
         return done
 
-    def _note_job(self, run_id: str, task: str, url: str) -> None:
+    def _note(self, run_id: str, task: str, **values: Any) -> None:
+        """Remember what the views need about a task (its last Actions run, its branch)."""
         handles = self.store.projections.tasks(run_id).get(task, {})
-        handles["jobUrl"] = url
+        handles.update(values)
         self.store.projections.put_task(run_id, task, handles.get("status", "shown"), handles)
 
     def start(self, payload: dict[str, Any]) -> Any:
