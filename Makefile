@@ -31,7 +31,7 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-bench: $(STAMP)
+bench: $(STAMP) oracles
 	$(PY) -m bench
 
 # GitHub's published oracles, kept in a gitignored cache: the webhook examples

@@ -86,18 +86,24 @@ class ActionsStages:
     run_id: str
     base_sha: str
     again: bool = False
+    # The task branch is known to exist (saved with the task's GitHub handles).
+    branch_ready: bool = False
     dispatched: dict[str, DispatchedRun] = field(default_factory=dict)
 
     def start(self, dispatch: DispatchStage) -> None:
-        contents = self.client.contents
         if self.again:
             found = _find_by_token(self.client, dispatch.branch, dispatch.token)
             if found is not None:
                 self.dispatched[dispatch.key] = found
                 return
-        if contents.branch_sha(dispatch.branch) is None:
-            head = contents.branch_sha(dispatch.base) or self.base_sha
-            self.client.refs.create_branch(dispatch.branch, head)
+        if not self.branch_ready:
+            # The branch starts from the base as it is now: a task after its
+            # dependencies sees their landed work.
+            contents = self.client.contents
+            if contents.branch_sha(dispatch.branch) is None:
+                head = contents.branch_sha(dispatch.base) or self.base_sha
+                self.client.refs.create_branch(dispatch.branch, head)
+            self.branch_ready = True
         inputs = {
             "stage": dispatch.stage,
             "task": dispatch.task,

@@ -27,6 +27,7 @@ from app.store import Store
 log = logging.getLogger("odw.apphost")
 
 RUN = ""  # run_tasks row of the run itself
+EXECUTOR_NOTES = frozenset({"jobUrl", "branch"})
 
 
 @dataclass
@@ -69,7 +70,11 @@ class ViewSync:
         )
 
     def _save(self, task: str, h: dict[str, Any]) -> None:
-        self.store.projections.put_task(self.run_id, task, h.get("status", "shown"), h)
+        """Save what the sync owns; the executor's notes (job URL, branch) stay as stored."""
+        fresh = self.store.projections.tasks(self.run_id).get(task, {})
+        fresh.update({k: v for k, v in h.items() if k not in EXECUTOR_NOTES})
+        h.update({k: v for k, v in fresh.items() if k in EXECUTOR_NOTES})
+        self.store.projections.put_task(self.run_id, task, fresh.get("status", "shown"), fresh)
 
     def _check(
         self, h: dict[str, Any], slot: str, view: views.CheckView, head_sha: str, task: str = RUN

@@ -130,18 +130,17 @@ def run_check(s: RunState, links: Links) -> CheckView:
         conclusion = None
     if halted:
         parts.append("halted")
+    # No stage column: the run check changes when a task's status does, not at every
+    # stage (each task's own check run shows its stage), which keeps writes few.
     lines = [
         f"**Run** `{untrusted(s.run_id, 200)}` on `{untrusted(s.base, 100)}`",
         "",
-        "| task | status | stage | pull request |",
-        "|---|---|---|---|",
+        "| task | status | pull request |",
+        "|---|---|---|",
     ]
     for r in rows:
         pr = links.pulls.get(r["id"])
-        lines.append(
-            f"| {cell(r['id'])} | {cell(r['status'])} | {cell(r.get('stage') or '')} | "
-            f"{f'[PR]({pr})' if pr else ''} |"
-        )
+        lines.append(f"| {cell(r['id'])} | {cell(r['status'])} | {f'[PR]({pr})' if pr else ''} |")
     lines += ["", f"**halted:** {cell(halted or 'no')}"]
     metrics = result.get("faultMetrics") or {}
     lines.append("**faultMetrics:** " + ", ".join(f"{k} {v}" for k, v in sorted(metrics.items())))
@@ -341,21 +340,31 @@ def assessment_check(s: RunState, t: TaskState) -> CheckView | None:
 def status_comment(
     s: RunState, t: TaskState, links: Links, latest: Verdict | None, landed_note: bool
 ) -> str:
-    """The one status comment of the task's pull request (edited in place)."""
+    """The one status comment of the task's pull request (edited in place).
+
+    It changes at milestones only (running, failed, assessed, salvaged, landed):
+    the live stage and attempts are on the task's check run, updated per stage,
+    so the comment costs one edit per milestone, not one per stage.
+    """
+    final = t.status != "running"
     lines = [
         marker(t.id),
         f"### ODW · {cell(t.id)} {_task_title(s, t)}",
         "",
-        f"**Status:** {cell(t.status)}" + (f" at {cell(t.stage)}" if t.stage else ""),
+        f"**Status:** {cell(t.status)}"
+        + (f" at {cell(t.stage)}" if final and t.stage else "")
+        + ("" if final else " — the check run shows the current stage and attempts"),
     ]
     check = links.checks.get(t.id)
-    job = links.jobs.get(t.id)
     refs = [f"branch `{untrusted(t.branch, 100)}`"]
     if check:
         refs.append(f"[check run]({check})")
-    if job:
+    job = links.jobs.get(t.id)
+    if final and job:  # while running, the check run links the current stage's run
         refs.append(f"[last Actions run]({job})")
-    lines += [" · ".join(refs), "", *_stage_rows(t)]
+    lines.append(" · ".join(refs))
+    if final:
+        lines += ["", *_stage_rows(t)]
     if latest is not None and not latest.passed and t.status != "landed":
         failed = [c for c in latest.checks if c.status == "failed"]
         if failed:

@@ -145,10 +145,16 @@ class Service:
 
 
 @pytest.fixture
-def fake(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Iterator[FakeGitHub]:
+def ghes() -> bool:
+    """True: the fake refuses `return_run_details`, as GitHub Enterprise Server does."""
+    return False
+
+
+@pytest.fixture
+def fake(tmp_path: Path, caplog: pytest.LogCaptureFixture, ghes: bool) -> Iterator[FakeGitHub]:
     require_oracle(REST_OPENAPI)
     caplog.set_level(logging.INFO)
-    server = FakeGitHub(tmp_path / "github").start()
+    server = FakeGitHub(tmp_path / "github", ghes=ghes).start()
     try:
         yield server
     finally:
@@ -234,3 +240,33 @@ def actions(fake: FakeGitHub, tmp_path: Path, agent_script: Path) -> Iterator[Lo
     finally:
         runner.stop()
     assert not runner.errors, runner.errors
+
+
+def explain(service: Service, actions: LocalActions | None = None) -> str:
+    """What the run says and what the runner saw, for a failing assertion."""
+    lines = [f"runner errors: {actions.errors}"] if actions is not None else []
+    for r in service.runs():
+        result = r.get("result") or {}
+        lines.append(f"run {r['run']}: {r['status']} halted={result.get('halted')}")
+        for t in result.get("results", []):
+            lines.append(f"  {t['id']} {t['status']} {t.get('stage')} {t.get('detail')}")
+    lines.append(service.log()[-3000:])
+    return "\n".join(lines)
+
+
+def results(service: Service) -> dict[str, dict[str, Any]]:
+    """Task id -> its row in the (only) run's result."""
+    runs = service.runs()
+    assert len(runs) == 1, runs
+    return {t["id"]: t for t in (runs[0].get("result") or {}).get("results", [])}
+
+
+def trailers(repo: Repository) -> list[str]:
+    """The `ODW-Task` trailers of the commits on main, newest first."""
+    out = repo.git.git("log", "--format=%B%x1e", "refs/heads/main")
+    return [
+        line.removeprefix("ODW-Task: ").strip()
+        for commit in out.split("\x1e")
+        for line in commit.splitlines()
+        if line.startswith("ODW-Task: ")
+    ]
