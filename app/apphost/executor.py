@@ -38,6 +38,7 @@ from app.apphost.ports import (
     evidence_ports,
     git_url,
 )
+from app.apphost.pr_landing import RunLanding
 from app.apphost.runs import RunKey, find_open, new_run_id, open_runs, run_meta
 from app.apphost.settings import ConfigProblem, parse_config, parse_settings
 from app.apphost.step import VIEWS, decide_step, effect_of, load_state
@@ -211,6 +212,8 @@ class Executor:
                 self.lock,
                 identity,
                 bool(meta.get("deleteTaskBranches", True)),
+                method=str(meta.get("integration") or "push"),
+                landing=RunLanding(self.store, run_id),
             ),
             assessor=assessor,
             salvager=salvager,
@@ -316,6 +319,7 @@ class Executor:
                 settings.config.identity.model_dump() if settings.config.identity else None
             ),
             "deleteTaskBranches": settings.config.delete_task_branches,
+            "integration": settings.config.integration,
         }
         decide_step(
             self.store,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.apphost import views
+from app.apphost import pr_landing, views
 from app.apphost.ports import attempt_dir
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
@@ -67,6 +67,7 @@ class ViewSync:
             checks={k: v["checkUrl"] for k, v in handles.items() if v.get("checkUrl")},
             jobs={k: v["jobUrl"] for k, v in handles.items() if v.get("jobUrl")},
             repository_url=self.repository_url,
+            notice=pr_landing.notice(handles),
         )
 
     def _save(self, task: str, h: dict[str, Any]) -> None:

@@ -87,6 +87,7 @@ class Links:
     checks: Mapping[str, str] = field(default_factory=dict)  # task id -> check URL
     jobs: Mapping[str, str] = field(default_factory=dict)  # task id -> last Actions run URL
     repository_url: str = ""
+    notice: str = ""  # said once on the run check (branch protection: landing through PRs)
 
 
 def digest(data: object) -> str:
@@ -141,6 +142,8 @@ def run_check(s: RunState, links: Links) -> CheckView:
     for r in rows:
         pr = links.pulls.get(r["id"])
         lines.append(f"| {cell(r['id'])} | {cell(r['status'])} | {f'[PR]({pr})' if pr else ''} |")
+    if links.notice:
+        lines += ["", f"**Note:** {links.notice}"]
     lines += ["", f"**halted:** {cell(halted or 'no')}"]
     metrics = result.get("faultMetrics") or {}
     lines.append("**faultMetrics:** " + ", ".join(f"{k} {v}" for k, v in sorted(metrics.items())))
