@@ -33,7 +33,7 @@ from pathlib import Path
 
 import requests
 
-from tests.apphost.conftest import AGENT, REPO, Service, sample_files, wait_until
+from tests.apphost.harness import AGENT, REPO, Service, sample_files, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
 from tests.fakegithub.actions_runner import LocalActions

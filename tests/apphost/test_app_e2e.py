@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from tests.apphost.conftest import Service, explain, trailers, wait_until
+from tests.apphost.harness import Service, explain, trailers, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.actions_runner import LocalActions
 from tests.fakegithub.state import Repository
