@@ -90,14 +90,26 @@ class ViewSync:
             summary=view.summary,
             text=view.text,
             external_id=view.external_id,
-            details_url=self.details_url,
+            details_url=view.details_url or self.details_url,
         )
         existing = h.get(f"{slot}Id")
         if existing and h.get(f"{slot}Head") == head_sha:
             run = self.client.checks.update_check_run(int(existing), fields)
         else:
             run = self.client.checks.create_check_run(view.name, head_sha, fields)
+            if existing and not h.get(f"{slot}Done"):
+                # Moved to a new head: the old run is concluded, never left spinning.
+                self.client.checks.update_check_run(
+                    int(existing),
+                    CheckRunFields(
+                        status="completed",
+                        conclusion="cancelled",
+                        title=views.one_line(f"superseded: moved to {head_sha[:12]}"),
+                        summary=f"This check moved to the branch's new head `{head_sha}`.",
+                    ),
+                )
         h[f"{slot}Id"], h[f"{slot}Head"], h[f"{slot}Digest"] = run.id, head_sha, digest
+        h[f"{slot}Done"] = view.conclusion is not None
         if slot == "check" and run.html_url:
             h["checkUrl"] = run.html_url
         self._save(task, h)

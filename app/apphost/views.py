@@ -67,6 +67,7 @@ class CheckView:
     conclusion: str | None  # None while in progress
     text: str | None = None
     external_id: str | None = None
+    details_url: str | None = None  # the current stage's Actions run, when known
 
     @property
     def status(self) -> str:
@@ -279,6 +280,7 @@ def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) 
         conclusion,
         text=_tails(latest),
         external_id=f"{s.run_id}/{t.id}"[:255],
+        details_url=job,
     )
 
 
