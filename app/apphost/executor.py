@@ -68,6 +68,22 @@ MAX_ATTEMPTS = 5
 LEASE_SECONDS = 120.0
 
 
+Performer = Callable[["Executor", dict[str, Any]], Any]
+# Outbox kinds other features add (a reply to a command, a reaction): each
+# performer gets the executor (its GitHub client, store, clock) and the payload.
+PERFORMERS: dict[str, Performer] = {}
+
+
+def performer(kind: str) -> Callable[[Performer], Performer]:
+    """Register how entries of outbox `kind` are performed (a feature's own effects)."""
+
+    def add(fn: Performer) -> Performer:
+        PERFORMERS[kind] = fn
+        return fn
+
+    return add
+
+
 class Busy(RuntimeError):
     """Another executor holds what this entry needs; it is retried shortly."""
 
@@ -157,6 +173,9 @@ class Executor:
             )
 
     def perform(self, entry: Entry) -> Any:
+        extra = PERFORMERS.get(entry.kind)
+        if extra is not None:
+            return extra(self, entry.payload)
         if entry.kind == api.START:
             return self.start(entry.payload)
         if entry.kind == api.INGEST:
