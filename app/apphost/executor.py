@@ -40,7 +40,7 @@ from app.apphost.ports import (
 )
 from app.apphost.runs import RunKey, find_open, new_run_id, open_runs, run_meta
 from app.apphost.settings import ConfigProblem, parse_config, parse_settings
-from app.apphost.step import VIEWS, decide_step, effect_of, load_state
+from app.apphost.step import VIEWS, decide_step, effect_of, load_state, views_key
 from app.apphost.sync import ViewSync
 from app.apphost.views import config_check
 from app.core.effects import DispatchStage
@@ -181,7 +181,7 @@ class Executor:
         if entry.kind == api.INGEST:
             return self.ingest(entry.payload)
         if entry.kind == VIEWS:
-            return self.views(entry.payload["run_id"])
+            return self.views(entry.payload["run_id"], again=entry.attempts > 1)
         return self.core(entry)
 
     # -- pieces ------------------------------------------------------------------
@@ -332,23 +332,43 @@ class Executor:
         log.info("run %s started for %s at %s", run_id, key.label(), sha[:12])
         return {"run": run_id, "started": True}
 
-    def views(self, run_id: str) -> Any:
-        """Bring the run's checks, PRs and comments up to date (one syncer per run)."""
-        with self.holding(f"app-views:{run_id}", f"views of {run_id} are being synced elsewhere"):
-            state = load_state(self.store, run_id)
-            meta = run_meta(self.store, run_id)
-            key = RunKey.from_json(meta["key"])
-            repo_url = self.url(key).removesuffix(".git")
-            ViewSync(
-                self.store,
-                self.client(key),
-                run_id,
-                self.run_dir(run_id),
-                str(meta.get("sha") or ""),
-                self.config.bot_login,
-                repository_url=repo_url,
-                details_url=self.config.details_url,
-            ).sync(state)
+    def views(self, run_id: str, *, again: bool = False) -> Any:
+        """Bring the run's checks, PRs and comments up to date (one syncer per run).
+
+        While another executor syncs this run, one follow-up is queued for the
+        log's current version (coalesced by its key) and this entry is done:
+        the follow-up starts after, so the newest state is always shown.
+        """
+        try:
+            with self.holding(f"app-views:{run_id}", f"views of {run_id} are being synced"):
+                return self._views(run_id, again)
+        except Busy:
+            version = self.store.events.version(run_id)
+            self.store.outbox.enqueue(
+                f"{views_key(run_id, version)}/after-busy",
+                VIEWS,
+                {"run_id": run_id},
+                run_id=run_id,
+                not_before=self.store.clock() + 0.3,
+            )
+            return {"deferred": version}
+
+    def _views(self, run_id: str, again: bool) -> Any:
+        state = load_state(self.store, run_id)
+        meta = run_meta(self.store, run_id)
+        key = RunKey.from_json(meta["key"])
+        repo_url = self.url(key).removesuffix(".git")
+        ViewSync(
+            self.store,
+            self.client(key),
+            run_id,
+            self.run_dir(run_id),
+            str(meta.get("sha") or ""),
+            self.config.bot_login,
+            repository_url=repo_url,
+            details_url=self.config.details_url,
+            again=again,
+        ).sync(state)
         return {"version": state.version}
 
     @contextmanager
