@@ -72,7 +72,6 @@ def request_start(
 
 def request_ingest(
     store: Store,
-    key: RunKey | None,
     *,
     installation: int,
     repository: str,

@@ -292,8 +292,8 @@ class Executor:
                 view.name,
                 sha,
                 CheckRunFields(
-                    status="completed",
-                    conclusion="failure",
+                    status=view.status,
+                    conclusion=view.conclusion,
                     title=view.title,
                     summary=view.summary,
                     external_id=f"config:{sha}",

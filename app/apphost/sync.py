@@ -111,13 +111,14 @@ class ViewSync:
             run = self.client.checks.create_check_run(view.name, head_sha, fields)
             if existing and not h.get(f"{slot}Done"):
                 # Moved to a new head: the old run is concluded, never left spinning.
+                old = views.superseded_check(view.name, head_sha)
                 self.client.checks.update_check_run(
                     int(existing),
                     CheckRunFields(
-                        status="completed",
-                        conclusion="cancelled",
-                        title=views.one_line(f"superseded: moved to {head_sha[:12]}"),
-                        summary=f"This check moved to the branch's new head `{head_sha}`.",
+                        status=old.status,
+                        conclusion=old.conclusion,
+                        title=old.title,
+                        summary=old.summary,
                     ),
                 )
         h[f"{slot}Id"], h[f"{slot}Head"], h[f"{slot}Digest"] = run.id, head_sha, digest

@@ -157,6 +157,16 @@ def run_check(s: RunState, links: Links) -> CheckView:
     )
 
 
+def superseded_check(name: str, head_sha: str) -> CheckView:
+    """What a task's check run on an older head says once it moved to `head_sha`."""
+    return CheckView(
+        name,
+        one_line(f"superseded: moved to {head_sha[:12]}"),
+        f"This check moved to the branch's new head `{head_sha}`.",
+        "cancelled",
+    )
+
+
 def config_check(path: str, field_name: str, line: int | None, message: str) -> CheckView:
     where = (
         f"{path}" + (f" line {line}" if line else "") + (f", {field_name}" if field_name else "")
