@@ -303,8 +303,11 @@ class Executor:
         if payload.get("onlyIfAuto"):
             if not settings.config.auto:
                 return {"skipped": "auto is off"}
-            before = payload.get("before")
-            if before and _text(client.contents.file_at(ROADMAP_PATH, before)) == roadmap_text:
+            before = str(payload.get("before") or "")
+            earlier = (
+                _text(client.contents.file_at(ROADMAP_PATH, before)) if before.strip("0") else None
+            )
+            if earlier == roadmap_text:
                 return {"skipped": "the push did not change the roadmap"}
         run_id = new_run_id(key)
         meta = {
