@@ -41,10 +41,9 @@ from app.apphost.ports import (
 from app.apphost.pr_landing import RunLanding
 from app.apphost.runs import RunKey, find_open, new_run_id, open_runs, run_meta
 from app.apphost.settings import ConfigProblem, parse_config, parse_settings
-from app.apphost.step import VIEWS, decide_step, effect_of, load_state
+from app.apphost.step import VIEWS, decide_step, effect_of, load_state, views_key
 from app.apphost.sync import ViewSync
 from app.apphost.views import config_check
-from app.commands.lane import COMMAND, CommandRunner
 from app.commands.launch import start_for
 from app.core.config import ConfigError
 from app.core.effects import DispatchStage
@@ -71,6 +70,22 @@ ARTIFACT = "odw-verdict"
 MAX_ARTIFACT_BYTES = 8 << 20
 MAX_ATTEMPTS = 5
 LEASE_SECONDS = 120.0
+
+
+Performer = Callable[["Executor", dict[str, Any]], Any]
+# Outbox kinds other features add (a reply to a command, a reaction): each
+# performer gets the executor (its GitHub client, store, clock) and the payload.
+PERFORMERS: dict[str, Performer] = {}
+
+
+def performer(kind: str) -> Callable[[Performer], Performer]:
+    """Register how entries of outbox `kind` are performed (a feature's own effects)."""
+
+    def add(fn: Performer) -> Performer:
+        PERFORMERS[kind] = fn
+        return fn
+
+    return add
 
 
 class Busy(RuntimeError):
@@ -102,7 +117,6 @@ class Executor:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:executor:{uuid.uuid4().hex[:8]}"
         self.lock = LeaseMergeLock(store.leases, self.owner)
         self.wake = threading.Event()
-        self.commands = CommandRunner(self)
 
     # -- the loop ----------------------------------------------------------------
 
@@ -166,14 +180,15 @@ class Executor:
             )
 
     def perform(self, entry: Entry) -> Any:
-        if entry.kind == COMMAND:
-            return self.commands.perform(entry.payload)
+        extra = PERFORMERS.get(entry.kind)
+        if extra is not None:
+            return extra(self, entry.payload)
         if entry.kind == api.START:
             return self.start(entry.payload)
         if entry.kind == api.INGEST:
             return self.ingest(entry.payload)
         if entry.kind == VIEWS:
-            return self.views(entry.payload["run_id"])
+            return self.views(entry.payload["run_id"], again=entry.attempts > 1)
         return self.core(entry)
 
     # -- pieces ------------------------------------------------------------------
@@ -286,8 +301,8 @@ class Executor:
                 view.name,
                 sha,
                 CheckRunFields(
-                    status="completed",
-                    conclusion="failure",
+                    status=view.status,
+                    conclusion=view.conclusion,
                     title=view.title,
                     summary=view.summary,
                     external_id=f"config:{sha}",
@@ -297,8 +312,11 @@ class Executor:
         if payload.get("onlyIfAuto"):
             if not settings.config.auto:
                 return {"skipped": "auto is off"}
-            before = payload.get("before")
-            if before and _text(client.contents.file_at(ROADMAP_PATH, before)) == roadmap_text:
+            before = str(payload.get("before") or "")
+            earlier = (
+                _text(client.contents.file_at(ROADMAP_PATH, before)) if before.strip("0") else None
+            )
+            if earlier == roadmap_text:
                 return {"skipped": "the push did not change the roadmap"}
         run_id = new_run_id(key)
         run_config, held, survivors = settings.config.config, [], []
@@ -349,23 +367,43 @@ class Executor:
             client.git_token(write=True),
         )
 
-    def views(self, run_id: str) -> Any:
-        """Bring the run's checks, PRs and comments up to date (one syncer per run)."""
-        with self.holding(f"app-views:{run_id}", f"views of {run_id} are being synced elsewhere"):
-            state = load_state(self.store, run_id)
-            meta = run_meta(self.store, run_id)
-            key = RunKey.from_json(meta["key"])
-            repo_url = self.url(key).removesuffix(".git")
-            ViewSync(
-                self.store,
-                self.client(key),
-                run_id,
-                self.run_dir(run_id),
-                str(meta.get("sha") or ""),
-                self.config.bot_login,
-                repository_url=repo_url,
-                details_url=self.config.details_url,
-            ).sync(state)
+    def views(self, run_id: str, *, again: bool = False) -> Any:
+        """Bring the run's checks, PRs and comments up to date (one syncer per run).
+
+        While another executor syncs this run, one follow-up is queued for the
+        log's current version (coalesced by its key) and this entry is done:
+        the follow-up starts after, so the newest state is always shown.
+        """
+        try:
+            with self.holding(f"app-views:{run_id}", f"views of {run_id} are being synced"):
+                return self._views(run_id, again)
+        except Busy:
+            version = self.store.events.version(run_id)
+            self.store.outbox.enqueue(
+                f"{views_key(run_id, version)}/after-busy",
+                VIEWS,
+                {"run_id": run_id},
+                run_id=run_id,
+                not_before=self.store.clock() + 0.3,
+            )
+            return {"deferred": version}
+
+    def _views(self, run_id: str, again: bool) -> Any:
+        state = load_state(self.store, run_id)
+        meta = run_meta(self.store, run_id)
+        key = RunKey.from_json(meta["key"])
+        repo_url = self.url(key).removesuffix(".git")
+        ViewSync(
+            self.store,
+            self.client(key),
+            run_id,
+            self.run_dir(run_id),
+            str(meta.get("sha") or ""),
+            self.config.bot_login,
+            repository_url=repo_url,
+            details_url=self.config.details_url,
+            again=again,
+        ).sync(state)
         return {"version": state.version}
 
     @contextmanager

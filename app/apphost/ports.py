@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from app.apphost.pr_landing import RunLanding
 from app.core.effects import DispatchStage, Integrate, PostCheck, PostComment
@@ -255,8 +254,3 @@ def evidence_ports(
 ) -> tuple[LocalAssessor, LocalSalvager]:
     """Local mode's assessor and salvager, over the App's clone and the run's artifacts."""
     return LocalAssessor(repo, run_dir), LocalSalvager(repo, run_dir, identity)
-
-
-def describe(meta: dict[str, Any]) -> str:
-    key = meta.get("key") or {}
-    return f"{key.get('repository')}@{key.get('base')}"

@@ -70,6 +70,7 @@ class CheckView:
     text: str | None = None
     external_id: str | None = None
     actions: tuple[CheckAction, ...] | None = None  # None: leave the buttons alone
+    details_url: str | None = None  # the current stage's Actions run, when known
 
     @property
     def status(self) -> str:
@@ -159,6 +160,16 @@ def run_check(s: RunState, links: Links) -> CheckView:
         fit("\n".join(lines)),
         conclusion,
         external_id=f"run:{s.run_id}"[:255],
+    )
+
+
+def superseded_check(name: str, head_sha: str) -> CheckView:
+    """What a task's check run on an older head says once it moved to `head_sha`."""
+    return CheckView(
+        name,
+        one_line(f"superseded: moved to {head_sha[:12]}"),
+        f"This check moved to the branch's new head `{head_sha}`.",
+        "cancelled",
     )
 
 
@@ -286,6 +297,7 @@ def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) 
         text=_tails(latest),
         external_id=f"{s.run_id}/{t.id}"[:255],
         actions=tuple(actions_for(t.status)),
+        details_url=job,
     )
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from tests.apphost.conftest import Service, explain, trailers, wait_until
+from tests.apphost.harness import Service, explain, trailers, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.actions_runner import LocalActions
 from tests.fakegithub.state import Repository
@@ -40,6 +40,10 @@ def test_a_roadmap_with_a_dependency_chain_lands_end_to_end(
     for task in TASKS:
         final = checks_named(fake, f"ODW · {task}")
         assert final and final[-1].conclusion == "success", task
+        assert "/actions/runs/" in (final[-1].details_url or "")  # the last stage's run
+        # Moved to each new head; the older ones concluded, none left spinning.
+        assert len({c.head_sha for c in final}) == len(final)
+        assert all(c.status == "completed" for c in final)
     # one status comment per PR, edited in place; each PR closed with the squash link
     pulls = [p for p in fake.pulls.values() if p.head.startswith("roadmap-")]
     assert len(pulls) == len(TASKS)

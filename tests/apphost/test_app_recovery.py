@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.apphost.conftest import ODW_YML, Service, explain, results, trailers, wait_until
+from tests.apphost.harness import ODW_YML, Service, explain, results, trailers, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
 from tests.fakegithub.actions_runner import LocalActions
