@@ -45,6 +45,8 @@ class Settings(BaseSettings):
     # `<slug>[bot]`), and a public URL check runs link to as their details.
     executors: int = Field(default=2, ge=1, le=64)
     reconcile_seconds: float = Field(default=300.0, gt=0)
+    # How long an executor holds an effect before another may take it over (a crash).
+    effect_lease_seconds: float = Field(default=120.0, gt=0)
     app_slug: str = "odw"
     public_url: str | None = None
 

@@ -76,7 +76,6 @@ def request_start(
 
 def request_ingest(
     store: Store,
-    key: RunKey | None,
     *,
     installation: int,
     repository: str,

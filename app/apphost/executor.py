@@ -20,7 +20,8 @@ import shutil
 import socket
 import threading
 import uuid
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,13 +38,13 @@ from app.apphost.ports import (
     evidence_ports,
     git_url,
 )
+from app.apphost.pr_landing import RunLanding
 from app.apphost.preflight import check as check_credentials
 from app.apphost.runs import RunKey, find_open, new_run_id, open_runs, run_meta
 from app.apphost.settings import ConfigProblem, parse_config, parse_settings
-from app.apphost.step import VIEWS, decide_step, effect_of, load_state
+from app.apphost.step import VIEWS, decide_step, effect_of, load_state, views_key
 from app.apphost.sync import ViewSync
 from app.apphost.views import config_check
-from app.commands.lane import COMMAND, CommandRunner
 from app.commands.launch import start_for
 from app.core.config import ConfigError
 from app.core.effects import DispatchStage
@@ -72,12 +73,33 @@ MAX_ATTEMPTS = 5
 LEASE_SECONDS = 120.0
 
 
+Performer = Callable[["Executor", dict[str, Any]], Any]
+# Outbox kinds other features add (a reply to a command, a reaction): each
+# performer gets the executor (its GitHub client, store, clock) and the payload.
+PERFORMERS: dict[str, Performer] = {}
+
+
+def performer(kind: str) -> Callable[[Performer], Performer]:
+    """Register how entries of outbox `kind` are performed (a feature's own effects)."""
+
+    def add(fn: Performer) -> Performer:
+        PERFORMERS[kind] = fn
+        return fn
+
+    return add
+
+
+class Busy(RuntimeError):
+    """Another executor holds what this entry needs; it is retried shortly."""
+
+
 @dataclass(frozen=True)
 class HostConfig:
     data_dir: Path
     bot_login: str = "odw[bot]"
     details_url: str | None = None
     retry_base_seconds: float = 2.0
+    lease_seconds: float = LEASE_SECONDS
 
 
 class Executor:
@@ -96,14 +118,13 @@ class Executor:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:executor:{uuid.uuid4().hex[:8]}"
         self.lock = LeaseMergeLock(store.leases, self.owner)
         self.wake = threading.Event()
-        self.commands = CommandRunner(self)
 
     # -- the loop ----------------------------------------------------------------
 
     def run_once(self, limit: int = 1, kinds: Collection[str] | None = None) -> int:
         """Claim and perform up to `limit` due entries (of `kinds`, when given);
         how many were handled."""
-        entries = self.store.outbox.claim(self.owner, LEASE_SECONDS, limit, kinds=kinds)
+        entries = self.store.outbox.claim(self.owner, self.config.lease_seconds, limit, kinds=kinds)
         for entry in entries:
             self._handle(entry)
         return len(entries)
@@ -131,6 +152,9 @@ class Executor:
 
     def _failed(self, entry: Entry, exc: Exception) -> None:
         error = f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, Busy):  # not a failure: someone else is on it
+            self.store.outbox.fail(entry.key, self.owner, error, retry_at=self.store.clock() + 0.5)
+            return
         if entry.attempts < MAX_ATTEMPTS:
             delay = self.config.retry_base_seconds * 2 ** (entry.attempts - 1)
             log.warning("effect %s failed (attempt %d): %s", entry.key, entry.attempts, error)
@@ -157,14 +181,15 @@ class Executor:
             )
 
     def perform(self, entry: Entry) -> Any:
-        if entry.kind == COMMAND:
-            return self.commands.perform(entry.payload)
+        extra = PERFORMERS.get(entry.kind)
+        if extra is not None:
+            return extra(self, entry.payload)
         if entry.kind == api.START:
             return self.start(entry.payload)
         if entry.kind == api.INGEST:
             return self.ingest(entry.payload)
         if entry.kind == VIEWS:
-            return self.views(entry.payload["run_id"])
+            return self.views(entry.payload["run_id"], again=entry.attempts > 1)
         return self.core(entry)
 
     # -- pieces ------------------------------------------------------------------
@@ -203,6 +228,8 @@ class Executor:
                 self.lock,
                 identity,
                 bool(meta.get("deleteTaskBranches", True)),
+                method=str(meta.get("integration") or "push"),
+                landing=RunLanding(self.store, run_id),
             ),
             assessor=assessor,
             salvager=salvager,
@@ -217,11 +244,14 @@ class Executor:
             return {"skipped": "the run has ended"}
         meta = run_meta(self.store, run_id)
         ports = self.ports(run_id, state, meta, again=entry.attempts > 1)
+        stages = ports.stages
+        assert isinstance(stages, ActionsStages)
+        handles = self.store.projections.tasks(run_id).get(effect.task or "", {})
+        stages.branch_ready = bool(handles.get("branch"))
         result = perform(effect, ports, again=entry.attempts > 1)
         done: dict[str, Any] = {}
         if isinstance(effect, DispatchStage):
-            assert isinstance(ports.stages, ActionsStages)
-            sent = ports.stages.dispatched.get(effect.key)
+            sent = stages.dispatched.get(effect.key)
             if sent is not None:
                 done = {
                     "workflowRun": sent.run_id,
@@ -233,103 +263,107 @@ class Executor:
                     "dispatchedAt": self.store.clock(),
                     "deadline": effect.deadline_seconds,
                 }
-                self._note_job(run_id, effect.task, sent.html_url)
+                self._note(run_id, effect.task, jobUrl=sent.html_url, branch=True)
         if result is not None:
             api.submit(self.store, run_id, result)
         return done
 
-    def _note_job(self, run_id: str, task: str, url: str) -> None:
+    def _note(self, run_id: str, task: str, **values: Any) -> None:
+        """Remember what the views need about a task (its last Actions run, its branch)."""
         handles = self.store.projections.tasks(run_id).get(task, {})
-        handles["jobUrl"] = url
+        handles.update(values)
         self.store.projections.put_task(run_id, task, handles.get("status", "shown"), handles)
 
     def start(self, payload: dict[str, Any]) -> Any:
         """Read the settings at the base's SHA; start a run unless one is open."""
         key = RunKey.from_json(payload["key"])
         lease = f"app-start:{key.installation}:{key.repository}:{key.base}"
-        if not self.store.leases.acquire(lease, self.owner, 60.0):
-            raise RuntimeError(f"another executor is starting a run of {key.label()}")
+        with self.holding(lease, f"another executor is starting a run of {key.label()}"):
+            return self._start(key, payload)
+
+    def _start(self, key: RunKey, payload: dict[str, Any]) -> Any:
+        open_id = find_open(self.store, key)
+        if open_id is not None:
+            self.views(open_id)
+            return {"run": open_id, "started": False}
+        client = self.client(key)
+        # Fail closed: credentials that cannot do what the run needs start a
+        # run that halts at once (its check says what to grant).
+        preflight = check_credentials(client)
+        if any(m.needed_for == "read the base" for m in preflight.missing):
+            log.warning("cannot start %s: %s", key.label(), preflight.halt())
+            return {"blocked": preflight.blocked()}
+        sha = payload.get("sha") or client.contents.branch_sha(key.base)
+        if sha is None:
+            return {"skipped": f"{key.repository} has no branch {key.base}"}
+        config_text = _text(client.contents.file_at(CONFIG_PATH, sha))
+        roadmap_text = _text(client.contents.file_at(ROADMAP_PATH, sha))
         try:
-            open_id = find_open(self.store, key)
-            if open_id is not None:
-                self.views(open_id)
-                return {"run": open_id, "started": False}
-            client = self.client(key)
-            # Fail closed: credentials that cannot do what the run needs start a
-            # run that halts at once (its check says what to grant).
-            preflight = check_credentials(client)
-            if any(m.needed_for == "read the base" for m in preflight.missing):
-                log.warning("cannot start %s: %s", key.label(), preflight.halt())
-                return {"blocked": preflight.blocked()}
-            sha = payload.get("sha") or client.contents.branch_sha(key.base)
-            if sha is None:
-                return {"skipped": f"{key.repository} has no branch {key.base}"}
-            config_text = _text(client.contents.file_at(CONFIG_PATH, sha))
-            roadmap_text = _text(client.contents.file_at(ROADMAP_PATH, sha))
-            try:
-                settings = parse_settings(config_text, roadmap_text)
-            except ConfigProblem as p:
-                if payload.get("onlyIfAuto") and p.path != CONFIG_PATH and not _auto(config_text):
-                    return {"skipped": "auto is off"}
-                view = config_check(p.path, p.field, p.line, p.message)
-                client.checks.create_check_run(
-                    view.name,
-                    sha,
-                    CheckRunFields(
-                        status="completed",
-                        conclusion="failure",
-                        title=view.title,
-                        summary=view.summary,
-                        external_id=f"config:{sha}",
-                    ),
-                )
-                return {"config": str(p)}
-            if payload.get("onlyIfAuto"):
-                if not settings.config.auto:
-                    return {"skipped": "auto is off"}
-                before = payload.get("before")
-                if before and _text(client.contents.file_at(ROADMAP_PATH, before)) == roadmap_text:
-                    return {"skipped": "the push did not change the roadmap"}
-            run_id = new_run_id(key)
-            run_config, held, survivors = settings.config.config, [], []
-            if payload.get("options"):
-                try:
-                    launch = start_for(
-                        payload["options"], run_config, settings.roadmap, key.base,
-                        lambda: self._clone(key), self.run_dir(run_id),
-                    )  # fmt: skip
-                except (ConfigError, SettingsError) as exc:
-                    return {"refused": str(exc)}
-                run_config, held, survivors = launch.config, launch.held, launch.survivors
-            meta = {
-                "key": key.to_json(),
-                "sha": sha,
-                "by": payload.get("by"),
-                "identity": (
-                    settings.config.identity.model_dump() if settings.config.identity else None
+            settings = parse_settings(config_text, roadmap_text)
+        except ConfigProblem as p:
+            if payload.get("onlyIfAuto") and p.path != CONFIG_PATH and not _auto(config_text):
+                return {"skipped": "auto is off"}
+            view = config_check(p.path, p.field, p.line, p.message)
+            client.checks.create_check_run(
+                view.name,
+                sha,
+                CheckRunFields(
+                    status=view.status,
+                    conclusion=view.conclusion,
+                    title=view.title,
+                    summary=view.summary,
+                    external_id=f"config:{sha}",
                 ),
-                "deleteTaskBranches": settings.config.delete_task_branches,
-            }
-            decide_step(
-                self.store,
-                run_id,
-                StartRun(
-                    at=self.clock(),
-                    run_id=run_id,
-                    base=key.base,
-                    roadmap=settings.roadmap_text,
-                    config=run_config,
-                    held=held,
-                    survivors=survivors,
-                    preflight=preflight,
-                ),
-                api.tokens,
-                meta=meta,
             )
-            log.info("run %s started for %s at %s", run_id, key.label(), sha[:12])
-            return {"run": run_id, "started": True}
-        finally:
-            self.store.leases.release(lease, self.owner)
+            return {"config": str(p)}
+        if payload.get("onlyIfAuto"):
+            if not settings.config.auto:
+                return {"skipped": "auto is off"}
+            before = str(payload.get("before") or "")
+            earlier = (
+                _text(client.contents.file_at(ROADMAP_PATH, before)) if before.strip("0") else None
+            )
+            if earlier == roadmap_text:
+                return {"skipped": "the push did not change the roadmap"}
+        run_id = new_run_id(key)
+        run_config, held, survivors = settings.config.config, [], []
+        if payload.get("options"):
+            try:
+                launch = start_for(
+                    payload["options"], run_config, settings.roadmap, key.base,
+                    lambda: self._clone(key), self.run_dir(run_id),
+                )  # fmt: skip
+            except (ConfigError, SettingsError) as exc:
+                return {"refused": str(exc)}
+            run_config, held, survivors = launch.config, launch.held, launch.survivors
+        meta = {
+            "key": key.to_json(),
+            "sha": sha,
+            "by": payload.get("by"),
+            "identity": (
+                settings.config.identity.model_dump() if settings.config.identity else None
+            ),
+            "deleteTaskBranches": settings.config.delete_task_branches,
+            "integration": settings.config.integration,
+        }
+        decide_step(
+            self.store,
+            run_id,
+            StartRun(
+                at=self.clock(),
+                run_id=run_id,
+                base=key.base,
+                roadmap=settings.roadmap_text,
+                config=run_config,
+                held=held,
+                survivors=survivors,
+                preflight=preflight,
+            ),
+            api.tokens,
+            meta=meta,
+        )
+        log.info("run %s started for %s at %s", run_id, key.label(), sha[:12])
+        return {"run": run_id, "started": True}
 
     def _clone(self, key: RunKey) -> LocalRepo:
         client = self.client(key)
@@ -341,29 +375,56 @@ class Executor:
             client.git_token(write=True),
         )
 
-    def views(self, run_id: str) -> Any:
-        """Bring the run's checks, PRs and comments up to date (one syncer per run)."""
-        lease = f"app-views:{run_id}"
-        if not self.store.leases.acquire(lease, self.owner, LEASE_SECONDS):
-            raise RuntimeError(f"views of {run_id} are being synced elsewhere")
+    def views(self, run_id: str, *, again: bool = False) -> Any:
+        """Bring the run's checks, PRs and comments up to date (one syncer per run).
+
+        While another executor syncs this run, one follow-up is queued for the
+        log's current version (coalesced by its key) and this entry is done:
+        the follow-up starts after, so the newest state is always shown.
+        """
         try:
-            state = load_state(self.store, run_id)
-            meta = run_meta(self.store, run_id)
-            key = RunKey.from_json(meta["key"])
-            repo_url = self.url(key).removesuffix(".git")
-            ViewSync(
-                self.store,
-                self.client(key),
-                run_id,
-                self.run_dir(run_id),
-                str(meta.get("sha") or ""),
-                self.config.bot_login,
-                repository_url=repo_url,
-                details_url=self.config.details_url,
-            ).sync(state)
-        finally:
-            self.store.leases.release(lease, self.owner)
+            with self.holding(f"app-views:{run_id}", f"views of {run_id} are being synced"):
+                return self._views(run_id, again)
+        except Busy:
+            version = self.store.events.version(run_id)
+            self.store.outbox.enqueue(
+                f"{views_key(run_id, version)}/after-busy",
+                VIEWS,
+                {"run_id": run_id},
+                run_id=run_id,
+                not_before=self.store.clock() + 0.3,
+            )
+            return {"deferred": version}
+
+    def _views(self, run_id: str, again: bool) -> Any:
+        state = load_state(self.store, run_id)
+        meta = run_meta(self.store, run_id)
+        key = RunKey.from_json(meta["key"])
+        repo_url = self.url(key).removesuffix(".git")
+        ViewSync(
+            self.store,
+            self.client(key),
+            run_id,
+            self.run_dir(run_id),
+            str(meta.get("sha") or ""),
+            self.config.bot_login,
+            repository_url=repo_url,
+            details_url=self.config.details_url,
+            again=again,
+        ).sync(state)
         return {"version": state.version}
+
+    @contextmanager
+    def holding(self, lease: str, busy: str) -> Iterator[None]:
+        """Hold `lease` for one piece of work: each hold is its own owner, so two
+        threads of this executor exclude each other; busy -> retried later."""
+        owner = f"{self.owner}:{uuid.uuid4().hex[:8]}"
+        if not self.store.leases.acquire(lease, owner, self.config.lease_seconds):
+            raise Busy(busy)
+        try:
+            yield
+        finally:
+            self.store.leases.release(lease, owner)
 
     # -- workflow runs ---------------------------------------------------------------
 

@@ -77,6 +77,7 @@ class AppHost:
                 bot_login=f"{settings.app_slug}[bot]",
                 details_url=settings.public_url or None,
                 retry_base_seconds=settings.retry_base_seconds,
+                lease_seconds=settings.effect_lease_seconds,
             ),
             executors=max(1, settings.executors),
             reconcile_seconds=settings.reconcile_seconds,

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
+from app.apphost.pr_landing import RunLanding
 from app.core.effects import DispatchStage, Integrate, PostCheck, PostComment
 from app.core.effects import FlushRemediation as Flush
 from app.core.identity import INTEGRATOR_IDENTITY, Identity
@@ -41,12 +41,18 @@ from app.github.errors import GitHubError
 from app.github.ports import DispatchedRun
 from app.gitops import IntegrationInputError, MergeLock, integrate
 from app.gitops.auth import TOKEN_ENV, askpass_script
+from app.gitops.integrate import PROTECTED_BASE
 from app.gitops.landed import landed_state
+from app.gitops.pr_checks import CHECKS_WAKE
+from app.gitops.pr_integrate import PullSide, integrate_via_pull
 from app.gitops.runner import GitError, GitRunner, git
 from app.local.evidence import LocalAssessor, LocalSalvager
 from app.local.repo import REMOTE, ROADMAP_PATH, LocalRepo, RepoError
 
 log = logging.getLogger("odw.apphost")
+# Required checks of a task's pull request are re-read this often when no
+# check_suite / check_run / status webhook wakes the landing first.
+PR_CHECKS_POLL = 15.0
 
 WORKFLOW = "odw-stage.yml"
 WORKFLOW_PATH = f".github/workflows/{WORKFLOW}"
@@ -86,18 +92,24 @@ class ActionsStages:
     run_id: str
     base_sha: str
     again: bool = False
+    # The task branch is known to exist (saved with the task's GitHub handles).
+    branch_ready: bool = False
     dispatched: dict[str, DispatchedRun] = field(default_factory=dict)
 
     def start(self, dispatch: DispatchStage) -> None:
-        contents = self.client.contents
         if self.again:
             found = _find_by_token(self.client, dispatch.branch, dispatch.token)
             if found is not None:
                 self.dispatched[dispatch.key] = found
                 return
-        if contents.branch_sha(dispatch.branch) is None:
-            head = contents.branch_sha(dispatch.base) or self.base_sha
-            self.client.refs.create_branch(dispatch.branch, head)
+        if not self.branch_ready:
+            # The branch starts from the base as it is now: a task after its
+            # dependencies sees their landed work.
+            contents = self.client.contents
+            if contents.branch_sha(dispatch.branch) is None:
+                head = contents.branch_sha(dispatch.base) or self.base_sha
+                self.client.refs.create_branch(dispatch.branch, head)
+            self.branch_ready = True
         inputs = {
             "stage": dispatch.stage,
             "task": dispatch.task,
@@ -134,12 +146,35 @@ class MirrorIntegrator:
     lock: MergeLock
     identity: Identity | None
     delete_branches: bool = True
+    method: str = "push"  # `.github/odw.yml` `integration`: push | pull-request
+    landing: RunLanding | None = None  # remembers a base that refused pushes
 
     def integrate(self, request: Integrate) -> IntegrationReport:
         task = self.roadmap.get(request.task)
+        title = task.headline if task is not None else None
         try:
             token = self.client.git_token(write=True)
-            return integrate(
+            protected = self.landing is not None and self.landing.protected()
+            if self.method != "pull-request" and not protected:
+                report = integrate(
+                    self.url,
+                    request.base,
+                    request.branch,
+                    request.task,
+                    run_id=self.run_id,
+                    lock=self.lock,
+                    data_dir=self.data_dir,
+                    roadmap_path=ROADMAP_PATH,
+                    title=title,
+                    token=token,
+                    delete_branch=self.delete_branches,
+                    identity=self.identity or INTEGRATOR_IDENTITY,
+                )
+                if report.ok or PROTECTED_BASE not in (report.summary or ""):
+                    return report
+                if self.landing is not None:
+                    self.landing.mark_protected(request.base)
+            return integrate_via_pull(
                 self.url,
                 request.base,
                 request.branch,
@@ -147,8 +182,15 @@ class MirrorIntegrator:
                 run_id=self.run_id,
                 lock=self.lock,
                 data_dir=self.data_dir,
+                github=PullSide(
+                    pulls=self.client.pulls,
+                    checks=self.client.check_states,
+                    protection=self.client.protection,
+                    wake=CHECKS_WAKE,
+                    poll=PR_CHECKS_POLL,
+                ),
                 roadmap_path=ROADMAP_PATH,
-                title=task.headline if task is not None else None,
+                title=title,
                 token=token,
                 delete_branch=self.delete_branches,
                 identity=self.identity or INTEGRATOR_IDENTITY,
@@ -212,8 +254,3 @@ def evidence_ports(
 ) -> tuple[LocalAssessor, LocalSalvager]:
     """Local mode's assessor and salvager, over the App's clone and the run's artifacts."""
     return LocalAssessor(repo, run_dir), LocalSalvager(repo, run_dir, identity)
-
-
-def describe(meta: dict[str, Any]) -> str:
-    key = meta.get("key") or {}
-    return f"{key.get('repository')}@{key.get('base')}"

@@ -66,7 +66,6 @@ class Reconciler:
                 if run.status == "completed":
                     if api.request_ingest(
                         store,
-                        key,
                         installation=key.installation,
                         repository=key.repository,
                         workflow_run=run.id,

@@ -33,6 +33,7 @@ log = logging.getLogger("odw.apphost")
 
 EFFECTS: TypeAdapter[Effect] = TypeAdapter(Effect)
 VIEWS = "app-views"
+VIEWS_DELAY = 0.1
 MAX_RACES = 20
 TokenSource = Callable[[], str]
 
@@ -133,8 +134,14 @@ def _step(
         store.outbox.enqueue(
             effect.key, effect.kind, effect_payload(run_id, effect), run_id=run_id, tx=tx
         )
+    # Views a moment later: the effects (a dispatch above all) are claimed first.
     store.outbox.enqueue(
-        views_key(run_id, state.version), VIEWS, {"run_id": run_id}, run_id=run_id, tx=tx
+        views_key(run_id, state.version),
+        VIEWS,
+        {"run_id": run_id},
+        run_id=run_id,
+        not_before=store.clock() + VIEWS_DELAY,
+        tx=tx,
     )
     view = store.projections.run(run_id, tx=tx)
     data = {**(view.data if view is not None else {}), **(meta or {})}

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.apphost import views
+from app.apphost import pr_landing, views
 from app.apphost.ports import attempt_dir
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
@@ -27,6 +27,7 @@ from app.store import Store
 log = logging.getLogger("odw.apphost")
 
 RUN = ""  # run_tasks row of the run itself
+EXECUTOR_NOTES = frozenset({"jobUrl", "branch"})
 
 
 @dataclass
@@ -39,6 +40,10 @@ class ViewSync:
     bot_login: str
     repository_url: str = ""
     details_url: str | None = None
+    # A sync taken over from an executor that died mid-way: what it may have
+    # created without saving is looked up first (check by external id, comment
+    # by marker), so nothing is created twice.
+    again: bool = False
 
     def sync(self, s: RunState) -> None:
         handles = self.store.projections.tasks(self.run_id)
@@ -66,10 +71,15 @@ class ViewSync:
             checks={k: v["checkUrl"] for k, v in handles.items() if v.get("checkUrl")},
             jobs={k: v["jobUrl"] for k, v in handles.items() if v.get("jobUrl")},
             repository_url=self.repository_url,
+            notice=pr_landing.notice(handles),
         )
 
     def _save(self, task: str, h: dict[str, Any]) -> None:
-        self.store.projections.put_task(self.run_id, task, h.get("status", "shown"), h)
+        """Save what the sync owns; the executor's notes (job URL, branch) stay as stored."""
+        fresh = self.store.projections.tasks(self.run_id).get(task, {})
+        fresh.update({k: v for k, v in h.items() if k not in EXECUTOR_NOTES})
+        h.update({k: v for k, v in fresh.items() if k in EXECUTOR_NOTES})
+        self.store.projections.put_task(self.run_id, task, fresh.get("status", "shown"), fresh)
 
     def _check(
         self, h: dict[str, Any], slot: str, view: views.CheckView, head_sha: str, task: str = RUN
@@ -85,17 +95,40 @@ class ViewSync:
             summary=view.summary,
             text=view.text,
             external_id=view.external_id,
-            details_url=self.details_url,
+            details_url=view.details_url or self.details_url,
             actions=view.actions,
         )
         existing = h.get(f"{slot}Id")
+        if self.again and h.get(f"{slot}Head") != head_sha:
+            found = [
+                c
+                for c in self.client.checks.check_runs_for_ref(head_sha, name=view.name)
+                if c.external_id == view.external_id
+            ]
+            if found:
+                existing, h[f"{slot}Head"] = found[0].id, head_sha
         if existing and h.get(f"{slot}Head") == head_sha:
             run = self.client.checks.update_check_run(int(existing), fields)
         else:
             run = self.client.checks.create_check_run(view.name, head_sha, fields)
+            if existing and not h.get(f"{slot}Done"):
+                # Moved to a new head: the old run is concluded, never left spinning.
+                old = views.superseded_check(view.name, head_sha)
+                self.client.checks.update_check_run(
+                    int(existing),
+                    CheckRunFields(
+                        status=old.status,
+                        conclusion=old.conclusion,
+                        title=old.title,
+                        summary=old.summary,
+                    ),
+                )
         h[f"{slot}Id"], h[f"{slot}Head"], h[f"{slot}Digest"] = run.id, head_sha, digest
+        h[f"{slot}Done"] = view.conclusion is not None
         if slot == "check" and run.html_url:
             h["checkUrl"] = run.html_url
+        if slot == "run" and run.html_url:
+            h["runUrl"] = run.html_url  # the run check, linked from command replies
         self._save(task, h)
 
     def _head(self, t: TaskState, h: dict[str, Any], latest: Verdict | None) -> str:
@@ -163,7 +196,7 @@ class ViewSync:
         if h.get("commentDigest") == digest:
             return
         number, comments = int(h["pull"]), self.client.comments
-        if not h.get("comment") and h.get("adopted"):
+        if not h.get("comment") and (h.get("adopted") or self.again):
             found = comments.find_marked_comment(number, views.marker(t.id), self.bot_login)
             if found is not None:
                 h["comment"] = found.id

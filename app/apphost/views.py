@@ -72,6 +72,7 @@ class CheckView:
     text: str | None = None
     external_id: str | None = None
     actions: tuple[CheckAction, ...] | None = None  # None: leave the buttons alone
+    details_url: str | None = None  # the current stage's Actions run, when known
 
     @property
     def status(self) -> str:
@@ -89,6 +90,7 @@ class Links:
     checks: Mapping[str, str] = field(default_factory=dict)  # task id -> check URL
     jobs: Mapping[str, str] = field(default_factory=dict)  # task id -> last Actions run URL
     repository_url: str = ""
+    notice: str = ""  # said once on the run check (branch protection: landing through PRs)
 
 
 def digest(data: object) -> str:
@@ -132,18 +134,19 @@ def run_check(s: RunState, links: Links) -> CheckView:
         conclusion = None
     if halted:
         parts.append("halted")
+    # No stage column: the run check changes when a task's status does, not at every
+    # stage (each task's own check run shows its stage), which keeps writes few.
     lines = [
         f"**Run** `{untrusted(s.run_id, 200)}` on `{untrusted(s.base, 100)}`",
         "",
-        "| task | status | stage | pull request |",
-        "|---|---|---|---|",
+        "| task | status | pull request |",
+        "|---|---|---|",
     ]
     for r in rows:
         pr = links.pulls.get(r["id"])
-        lines.append(
-            f"| {cell(r['id'])} | {cell(r['status'])} | {cell(r.get('stage') or '')} | "
-            f"{f'[PR]({pr})' if pr else ''} |"
-        )
+        lines.append(f"| {cell(r['id'])} | {cell(r['status'])} | {f'[PR]({pr})' if pr else ''} |")
+    if links.notice:
+        lines += ["", f"**Note:** {links.notice}"]
     lines += ["", f"**halted:** {cell(halted or 'no')}"]
     metrics = result.get("faultMetrics") or {}
     lines.append("**faultMetrics:** " + ", ".join(f"{k} {v}" for k, v in sorted(metrics.items())))
@@ -159,6 +162,16 @@ def run_check(s: RunState, links: Links) -> CheckView:
         fit("\n".join(lines)),
         conclusion,
         external_id=f"run:{s.run_id}"[:255],
+    )
+
+
+def superseded_check(name: str, head_sha: str) -> CheckView:
+    """What a task's check run on an older head says once it moved to `head_sha`."""
+    return CheckView(
+        name,
+        one_line(f"superseded: moved to {head_sha[:12]}"),
+        f"This check moved to the branch's new head `{head_sha}`.",
+        "cancelled",
     )
 
 
@@ -285,6 +298,7 @@ def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) 
         text=_tails(latest),
         external_id=f"{s.run_id}/{t.id}"[:255],
         actions=tuple(actions_for(t.status)),
+        details_url=job,
     )
 
 
@@ -342,21 +356,31 @@ def assessment_check(s: RunState, t: TaskState) -> CheckView | None:
 def status_comment(
     s: RunState, t: TaskState, links: Links, latest: Verdict | None, landed_note: bool
 ) -> str:
-    """The one status comment of the task's pull request (edited in place)."""
+    """The one status comment of the task's pull request (edited in place).
+
+    It changes at milestones only (running, failed, assessed, salvaged, landed):
+    the live stage and attempts are on the task's check run, updated per stage,
+    so the comment costs one edit per milestone, not one per stage.
+    """
+    final = t.status != "running"
     lines = [
         marker(t.id),
         f"### ODW · {cell(t.id)} {_task_title(s, t)}",
         "",
-        f"**Status:** {cell(t.status)}" + (f" at {cell(t.stage)}" if t.stage else ""),
+        f"**Status:** {cell(t.status)}"
+        + (f" at {cell(t.stage)}" if final and t.stage else "")
+        + ("" if final else " — the check run shows the current stage and attempts"),
     ]
     check = links.checks.get(t.id)
-    job = links.jobs.get(t.id)
     refs = [f"branch `{untrusted(t.branch, 100)}`"]
     if check:
         refs.append(f"[check run]({check})")
-    if job:
+    job = links.jobs.get(t.id)
+    if final and job:  # while running, the check run links the current stage's run
         refs.append(f"[last Actions run]({job})")
-    lines += [" · ".join(refs), "", *_stage_rows(t)]
+    lines.append(" · ".join(refs))
+    if final:
+        lines += ["", *_stage_rows(t)]
     if latest is not None and not latest.passed and t.status != "landed":
         failed = [c for c in latest.checks if c.status == "failed"]
         if failed:

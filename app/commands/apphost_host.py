@@ -79,7 +79,7 @@ class AppCommandHost:
 
     def _links(self, handles: dict[str, dict[str, Any]], task: str | None) -> dict[str, Any]:
         return {
-            "run_check_url": handles.get("", {}).get("checkUrl"),
+            "run_check_url": handles.get("", {}).get("runUrl"),
             "task_pull_url": handles.get(task, {}).get("pullUrl") if task else None,
         }
 

@@ -185,11 +185,12 @@ class CommandHandler:
         login: str,
         done: list[Line],
     ) -> None:
-        gh.comments.create_comment(number, reply_body(marker, login, done))
         if any(ln.answer is not None and ln.answer.dispatched for ln in done):
             gh.reactions.react_to_comment(comment_id, "rocket")
         if any(not ln.ok for ln in done):
             gh.reactions.react_to_comment(comment_id, "confused")
+        # The reply last: it is the marker that says the comment was answered.
+        gh.comments.create_comment(number, reply_body(marker, login, done))
 
     # -- check-run buttons ---------------------------------------------------------
 

@@ -9,17 +9,16 @@ so the `eyes` reaction never waits behind an integration.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import weakref
+from typing import Any
 
+from app.apphost.executor import Executor, performer
 from app.commands.apphost_host import AppCommandHost
 from app.commands.handler import CommandHandler
 from app.commands.host import Where
 from app.commands.permission import PermissionCache
 from app.github.client import RepositoryClient
 from webhooks.events import CheckRunEvent, IssueCommentEvent, parse_event
-
-if TYPE_CHECKING:
-    from app.apphost.executor import Executor
 
 COMMAND = "app-command"
 COMMAND_KINDS = frozenset({COMMAND})
@@ -47,3 +46,15 @@ class CommandRunner:
         else:
             return {"skipped": f"{payload['event']} is not a command"}
         return {"handled": handled.describe()}
+
+
+_RUNNERS: weakref.WeakKeyDictionary[Executor, CommandRunner] = weakref.WeakKeyDictionary()
+
+
+@performer(COMMAND)
+def perform_command(executor: Executor, payload: dict[str, Any]) -> Any:
+    """The executor's branch for `app-command` entries (one runner per executor)."""
+    runner = _RUNNERS.get(executor)
+    if runner is None:
+        runner = _RUNNERS[executor] = CommandRunner(executor)
+    return runner.perform(payload)

@@ -35,6 +35,10 @@ class ChecksWake:
             self._cond.wait_for(lambda: self._pokes.get(sha, 0) > after, timeout)
 
 
+# The process's wake-ups: the webhook handlers poke it, App landings wait on it.
+CHECKS_WAKE = ChecksWake()
+
+
 @dataclass(frozen=True)
 class ChecksVerdict:
     passed: bool

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from app.core.identity import INTEGRATOR_IDENTITY, Identity
 from app.core.integration import IntegrationReport
+from app.core.naming import integration_branch
 from app.github.errors import GitHubError, HeadMoved, NotMergeable
 from app.github.ports import CheckStates, MergeResult, Protection, PullRequest, Pulls
 from app.gitops.integrate import (
@@ -46,6 +47,7 @@ from app.gitops.pr_checks import ChecksWake, wait_for_checks
 from app.gitops.runner import DEFAULT_TIMEOUT, GitError
 
 DEFAULT_CHECKS_TIMEOUT = 3600.0
+ODW_CHECKS = "ODW · "
 DEFAULT_POLL = 30.0
 
 
@@ -103,6 +105,7 @@ class _PullLanding:
     job: _Integration
     github: PullSide
     number: int | None = None
+    head_branch: str = ""  # the branch of the pull request merged
 
     def run(self) -> IntegrationReport:
         job = self.job
@@ -119,8 +122,9 @@ class _PullLanding:
                     job._rebase(wt, steps)
                     job._mark_done(wt, steps)
                     try:
+                        pull = self._choose_pull()
                         head = self._push_branch(wt)
-                        pull = self._open_pull()
+                        pull = pull or self._open_pull()
                         self._wait_for_checks(head)
                         attempts += 1
                         result = self._merge(pull, head)
@@ -136,7 +140,7 @@ class _PullLanding:
                         continue
                     steps.squashed = True
                     steps.sha = result.sha
-                    job.fetched_head = head
+                    job.fetched_head = self._seen(wt, job.branch) if self._side else head
                     report = job._report(
                         steps,
                         attempts,
@@ -144,6 +148,8 @@ class _PullLanding:
                         summary=f"landed {job.task_id} on {job.base} as {result.sha} through "
                         f"pull request #{pull.number} after {attempts} merge attempt(s)",
                     )
+                    if self._side:
+                        self._delete(wt, self.head_branch, head)
                     return job._delete_task_branch(wt, report)
         except _Stop as stop:
             return job._report(steps, attempts, summary=stop.summary, conflicts=stop.conflicts)
@@ -154,56 +160,86 @@ class _PullLanding:
         except GitHubError as exc:
             return job._report(steps, attempts, summary=f"GitHub failed: {exc}")
 
-    def _push_branch(self, wt: Path) -> str:
-        """Push the rebased, ticked branch, leased on the head ODW fetched; its new head."""
+    @property
+    def _side(self) -> bool:
+        """Landing through `integrate-<id>`, not the task branch itself."""
+        return self.head_branch != self.job.branch
+
+    def _choose_pull(self) -> PullRequest | None:
+        """The task's own pull request when it is ready for review; otherwise (none,
+        or a draft, which the REST API cannot make ready) an `integrate-<id>` branch
+        and its pull request carry the landing, and the task branch is left alone."""
         job = self.job
-        head, seen = job._git(wt, "rev-parse", "HEAD", f"refs/remotes/origin/{job.branch}").split()
+        pull = self.github.pulls.find_pull(job.branch, job.base)
+        if pull is not None and pull.state == "open" and not pull.draft:
+            self.head_branch, self.number = job.branch, pull.number
+            return pull
+        self.head_branch = integration_branch(job.task_id)
+        return None
+
+    def _seen(self, wt: Path, branch: str) -> str:
+        """The branch's head on origin as ODW last read it ("" when it does not exist)."""
+        if branch == self.job.branch:
+            return self.job._git(wt, "rev-parse", f"refs/remotes/origin/{branch}").strip()
+        out = self.job._git(wt, "ls-remote", "origin", f"refs/heads/{branch}")
+        return out.split()[0] if out.split() else ""
+
+    def _push_branch(self, wt: Path) -> str:
+        """Push the rebased, ticked head to the pull request's branch, leased on the
+        head ODW saw there; the head pushed."""
+        job = self.job
+        branch = self.head_branch
+        head = job._git(wt, "rev-parse", "HEAD").strip()
+        seen = self._seen(wt, branch)
         if head == seen:
             return head
         result = job.runner.run(
             "push", "--porcelain", "--no-verify", "origin",
-            f"--force-with-lease=refs/heads/{job.branch}:{seen}",
-            f"HEAD:refs/heads/{job.branch}", cwd=wt, check=False,
+            f"--force-with-lease=refs/heads/{branch}:{seen}",
+            f"HEAD:refs/heads/{branch}", cwd=wt, check=False,
         )  # fmt: skip
         if result.returncode != 0:
             said = (result.stdout + result.stderr).strip()
             if "stale info" in said or "rejected" in said:
-                raise _Again(f"{job.branch} moved since it was fetched")
-            raise _Stop(f"push of the rebased {job.branch} failed: {said.splitlines()[-1:]}")
+                raise _Again(f"{branch} moved since it was fetched")
+            raise _Stop(f"push of the rebased {branch} failed: {said.splitlines()[-1:]}")
         return head
+
+    def _delete(self, wt: Path, branch: str, head: str) -> None:
+        self.job.runner.run(
+            "push", "--porcelain", "--no-verify", "origin",
+            f"--force-with-lease=refs/heads/{branch}:{head}", f":refs/heads/{branch}",
+            cwd=wt, check=False,
+        )  # fmt: skip
 
     def _open_pull(self) -> PullRequest:
         job = self.job
         pulls = self.github.pulls
-        pull = pulls.find_pull(job.branch, job.base)
+        pull = pulls.find_pull(self.head_branch, job.base)
         if pull is None or pull.state != "open":
             subject = job._message().partition("\n\n")[0]
             pull = pulls.create_pull(
-                job.branch,
+                self.head_branch,
                 job.base,
                 subject,
-                f"Lands roadmap task {job.task_id}; opened by ODW to merge through branch "
-                "protection.",
+                f"Lands roadmap task {job.task_id} (`{job.branch}`, rebased and ticked); "
+                "opened by ODW because the base takes changes only through pull requests.",
                 draft=False,
             )
         self.number = pull.number
-        if pull.draft:
-            raise _Stop(
-                f"pull request #{pull.number} is a draft; mark it ready for review, then "
-                f"`/odw retry {job.task_id}`"
-            )
         return pull
 
     def _wait_for_checks(self, head: str) -> None:
         gh = self.github
+
+        def states(sha: str) -> dict[str, str]:
+            # ODW's own check runs describe the task, not the head's fitness to merge.
+            found = gh.checks.check_states(sha)
+            return {k: v for k, v in found.items() if not k.startswith(ODW_CHECKS)}
+
         required = gh.protection.required_contexts(self.job.base) if gh.protection else None
         verdict = wait_for_checks(
-            gh.checks.check_states,
-            required,
-            head,
-            timeout=gh.checks_timeout,
-            poll=gh.poll,
-            wake=gh.wake,
+            states, required, head, timeout=gh.checks_timeout, poll=gh.poll, wake=gh.wake
         )
         if not verdict.passed:
             raise _Stop(

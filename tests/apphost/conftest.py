@@ -5,150 +5,46 @@ OpenAPI description); `sample` creates `octo/demo` with a roadmap, the
 `odw init` workflow and `.github/odw.yml`; `service` runs the real service as
 a subprocess on loopback with the App's credentials, and points the fake's
 signed webhooks at it; `actions` runs each dispatched stage with the real
-runner (`odw stage`) and the scripted example agent.
+runner (`odw stage`) and the scripted example agent. The pieces live in
+`harness.py` (shared with `make demo` and `make bench`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from app.cli.init_cmd import render_workflow
-from app.store import Store
-from tests.conftest import REPO_ROOT, odw_executable
+from tests.apphost.harness import (
+    AGENT,
+    ODW_YML,
+    REPO,
+    ROADMAP,
+    Service,
+    sample_files,
+    wait_until,
+)
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.actions_runner import LocalActions
 from tests.fakegithub.oracles import REST_OPENAPI, require_oracle
 from tests.fakegithub.state import Repository
 from tests.github.conftest import leaked_tokens
-from tests.service.live import free_port, kill_group, service_env, wait_healthy
-
-REPO = "octo/demo"
-AGENT = f"{sys.executable} {REPO_ROOT / 'examples' / 'agents' / 'scripted_agent.py'}"
-ROADMAP = """\
-# Roadmap
-
-## 1. Demo
-
-- [ ] 1.1. Add a greeting
-  - Success: `work/1-1.txt` exists.
-- [ ] 1.2. Add a farewell
-  - Requires 1.1.
-- [ ] 1.3. Add a changelog
-  - Requires 1.2.
-- [ ] 1.4. Add a licence note
-"""
-ODW_YML: dict[str, Any] = {
-    "gates": ["test -d work"],
-    "identity": {"name": "odw-runner", "email": "odw-runner@example.com"},
-    "config": {"maxParallel": 2, "stageDeadlines": {"implement": 120}},
-}
-
-
-def wait_until(what: str, pred: Callable[[], Any], timeout: float = 120, every: float = 0.2) -> Any:
-    """Poll `pred` until it is truthy; fail naming `what` after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
-        time.sleep(every)
-
-
-def sample_files(roadmap: str = ROADMAP, odw: dict[str, Any] | None = None) -> dict[str, str]:
-    return {
-        "README.md": "# demo\n",
-        "docs/roadmap.md": roadmap,
-        ".github/odw.yml": yaml.safe_dump(odw or ODW_YML, sort_keys=False),
-        ".github/workflows/odw-stage.yml": render_workflow("octo/odw@v1", 30),
-    }
-
-
-@dataclass
-class Service:
-    """`odw serve` (gunicorn) as a subprocess; kill -9 and restart keep its data."""
-
-    fake: FakeGitHub
-    data_dir: Path
-    env: dict[str, str]
-    port: int = field(default_factory=free_port)
-    proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> Service:
-        log = (self.data_dir / "serve.log").open("ab")
-        self.proc = subprocess.Popen(
-            [odw_executable(), "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-            env=service_env(self.data_dir, self.fake.webhooks.secret, **self.env),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        log.close()
-        wait_healthy(self.port, self.proc)
-        self.fake.webhooks.url = f"{self.url}/webhooks"
-        return self
-
-    def kill(self) -> None:
-        """SIGKILL the whole process group: no shutdown code runs."""
-        if self.proc is not None:
-            kill_group(self.proc, signal.SIGKILL)
-            self.proc = None
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            kill_group(self.proc, signal.SIGTERM)
-            self.proc = None
-
-    def store(self) -> Store:
-        return Store.open(f"sqlite:///{self.data_dir / 'odw.sqlite3'}", migrate_schema=False)
-
-    def log(self) -> str:
-        path = self.data_dir / "serve.log"
-        return path.read_text(errors="replace") if path.exists() else ""
-
-    def odw(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [odw_executable(), *args],
-            env=service_env(self.data_dir, self.fake.webhooks.secret, **self.env),
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-
-    def run_app(self, repo: str = REPO, *extra: str) -> str:
-        proc = self.odw("app", "run", repo, *extra)
-        assert proc.returncode == 0, proc.stderr
-        return proc.stdout
-
-    def runs(self) -> list[dict[str, Any]]:
-        proc = self.odw("app", "status", "--json")
-        assert proc.returncode == 0, proc.stderr
-        return list(json.loads(proc.stdout))
 
 
 @pytest.fixture
-def fake(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> Iterator[FakeGitHub]:
+def ghes() -> bool:
+    """True: the fake refuses `return_run_details`, as GitHub Enterprise Server does."""
+    return False
+
+
+@pytest.fixture
+def fake(tmp_path: Path, caplog: pytest.LogCaptureFixture, ghes: bool) -> Iterator[FakeGitHub]:
     require_oracle(REST_OPENAPI)
     caplog.set_level(logging.INFO)
-    server = FakeGitHub(tmp_path / "github").start()
+    server = FakeGitHub(tmp_path / "github", ghes=ghes).start()
     try:
         yield server
     finally:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 import pytest
 
-from tests.apphost.conftest import Service, wait_until
+from tests.apphost.harness import Service, explain, trailers, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.actions_runner import LocalActions
 from tests.fakegithub.state import Repository
@@ -15,18 +14,6 @@ from tests.fakegithub.state import Repository
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("apphost")]
 
 TASKS = ("1.1", "1.2", "1.3", "1.4")
-
-
-def landed_subjects(repo: Repository) -> list[str]:
-    out = repo.git.git("log", "--format=%H%x00%B%x1e", "refs/heads/main")
-    return [c for c in out.split("\x1e") if "ODW-Task:" in c]
-
-
-def trailers(repo: Repository) -> Counter[str]:
-    found: Counter[str] = Counter()
-    for commit in landed_subjects(repo):
-        found.update(re.findall(r"^ODW-Task: (\S+)$", commit, re.MULTILINE))
-    return found
 
 
 def checks_named(fake: FakeGitHub, name: str) -> list:
@@ -42,7 +29,7 @@ def test_a_roadmap_with_a_dependency_chain_lands_end_to_end(
         lambda: set(trailers(sample)) == set(TASKS) or _stopped(service),
         timeout=300,
     )
-    assert trailers(sample) == Counter(dict.fromkeys(TASKS, 1)), explain(service, actions)
+    assert Counter(trailers(sample)) == Counter(dict.fromkeys(TASKS, 1)), explain(service, actions)
     roadmap = (sample.git.show("refs/heads/main", "docs/roadmap.md") or b"").decode()
     for task in TASKS:
         assert f"- [x] {task}." in roadmap
@@ -53,6 +40,10 @@ def test_a_roadmap_with_a_dependency_chain_lands_end_to_end(
     for task in TASKS:
         final = checks_named(fake, f"ODW · {task}")
         assert final and final[-1].conclusion == "success", task
+        assert "/actions/runs/" in (final[-1].details_url or "")  # the last stage's run
+        # Moved to each new head; the older ones concluded, none left spinning.
+        assert len({c.head_sha for c in final}) == len(final)
+        assert all(c.status == "completed" for c in final)
     # one status comment per PR, edited in place; each PR closed with the squash link
     pulls = [p for p in fake.pulls.values() if p.head.startswith("roadmap-")]
     assert len(pulls) == len(TASKS)
@@ -60,23 +51,11 @@ def test_a_roadmap_with_a_dependency_chain_lands_end_to_end(
         assert pull.state == "closed"
         mine = [c for c in fake.comments.values() if c.number == pull.number]
         assert len(mine) == 1, [c.body[:60] for c in mine]
+        assert mine[0].edits >= 1  # progress was edited in place, not posted anew
         assert "Landed" in mine[0].body and "/commit/" in mine[0].body
+        assert "closed, not merged" in mine[0].body
 
 
 def _stopped(service: Service) -> bool:
     runs = service.runs()
     return any((r.get("result") or {}).get("halted") for r in runs)
-
-
-def explain(service: Service, actions: LocalActions) -> str:
-    """What the run says and what the runner saw, for a failing assertion."""
-    lines = [f"runner errors: {actions.errors}"]
-    for r in service.runs():
-        result = r.get("result") or {}
-        lines.append(f"run {r['run']}: {r['status']} halted={result.get('halted')}")
-        lines += [
-            f"  {t['id']} {t['status']} {t.get('stage')} {t.get('detail')}"
-            for t in result.get("results", [])
-        ]
-    lines.append(service.log()[-3000:])
-    return "\n".join(lines)

@@ -278,6 +278,23 @@ class FakeGitHub:
         self.webhooks.send("issue_comment", "created", comment=comment)
         return comment
 
+    def merge_as(self, login: str, full_name: str, number: int) -> str:
+        """A person marks the pull request ready and squash-merges it on github.com."""
+        repo, pull = self.repos[full_name], self.pulls[(full_name, number)]
+        with self.lock:
+            head = repo.git.sha(f"refs/heads/{pull.head}")
+            base = repo.git.sha(f"refs/heads/{pull.base}")
+            assert head and base and pull.state == "open"
+            squashed = repo.git.squash(base, head, f"{pull.title} (#{number})")
+            assert squashed and repo.git.set_ref(f"refs/heads/{pull.base}", squashed, base)
+            pull.draft, pull.merged, pull.state = False, True, "closed"
+            pull.merge_commit_sha = squashed
+        self.webhooks.send(
+            "push", None, repo=repo, ref=f"refs/heads/{pull.base}", before=base, after=squashed
+        )
+        self.webhooks.send("pull_request", "closed", pull=pull, sender=login)
+        return squashed
+
     def click_check_run_action(self, check_run_id: int, identifier: str, login: str) -> None:
         run = self.check_runs[check_run_id]
         if identifier not in {a["identifier"] for a in run.actions}:

@@ -114,8 +114,11 @@ def test_every_task_of_a_three_task_run_lands_through_its_pull_request(
 ) -> None:
     tasks = ["1.1", "1.2", "1.3"]
     branches = {t: _task_branch(repo, t) for t in tasks}
-    for task in tasks[:2]:  # the App opened these; the lander opens the third
-        client.pulls.create_pull(branches[task], "main", f"Task {task}", "", draft=False)
+    # 1.1's pull request is ready for review and is merged itself; 1.2's is a draft
+    # (the REST API cannot make it ready) and 1.3 has none: both land through an
+    # `integrate-<id>` pull request, the task branch left alone until it is deleted.
+    client.pulls.create_pull(branches["1.1"], "main", "Task 1.1", "", draft=False)
+    draft = client.pulls.create_pull(branches["1.2"], "main", "Task 1.2", "", draft=True)
     lander = Lander(InProcessMergeLock(), tmp_path / "data", lambda name: _side(client, ci))
     token = client.git_token(write=True)
     reports = [
@@ -133,7 +136,12 @@ def test_every_task_of_a_three_task_run_lands_through_its_pull_request(
     assert all(r["body"]["merge_method"] == "squash" for r in merges)
     assert _trailers(repo) == ["1.3", "1.2", "1.1"]
     merged = [p for p in fake.pulls.values() if p.merged]
-    assert sorted(p.head for p in merged) == sorted(branches.values())
+    assert sorted(p.head for p in merged) == ["integrate-1-2", "integrate-1-3", "roadmap-1-1"]
+    assert not fake.pulls[(REPO, draft.number)].merged
+    heads = repo.git.refs()
+    assert not [
+        ref for ref in heads if ref.startswith(("refs/heads/integrate-", "refs/heads/roadmap-"))
+    ]
     roadmap = repo.git.show(repo.git.sha("refs/heads/main"), "docs/roadmap.md")
     assert roadmap is not None and roadmap.count(b"- [x]") == 3
     # Exactly one commit per task on the base, each a squash (one parent) by GitHub.

@@ -75,7 +75,6 @@ def on_workflow_run(event: WorkflowRunEvent, ctx: HandlerContext) -> None:
         return
     api.request_ingest(
         ctx.store,
-        None,
         installation=installation,
         repository=repo,
         workflow_run=run.id,
