@@ -43,6 +43,15 @@ ROUTES: dict[tuple[str, str], tuple[str, str]] = {
     ("GET", R + "/actions/artifacts/{artifact_id}/{archive_format}"): ("actions", "read"),
 }
 
+# Used only when the installation holds the permission (granted beyond the
+# manifest by an owner who wants it); without it the caller degrades:
+# required status checks are read from branch protection (else the merge's
+# answer says what is missing), commit statuses count beside check runs.
+OPTIONAL_ROUTES: dict[tuple[str, str], tuple[str, str]] = {
+    ("GET", R + "/branches/{branch}/protection/required_status_checks"): ("administration", "read"),
+    ("GET", R + "/commits/{ref}/statuses"): ("statuses", "read"),
+}
+
 # Authenticated with the App JWT, not an installation token: no permission.
 APP_ROUTES = frozenset({("POST", "/app/installations/{installation_id}/access_tokens")})
 
@@ -64,6 +73,10 @@ EVENTS: dict[str, tuple[str, str]] = {
     "workflow_job": ("actions", "read"),
 }
 
+# Routed, but delivered only with an optional permission (`status` wakes a
+# landing waiting for commit statuses); not in `default_events`.
+OPTIONAL_EVENTS: dict[str, tuple[str, str]] = {"status": ("statuses", "read")}
+
 # Sent to every App without a subscription; never listed in `default_events`.
 APP_EVENTS = frozenset({"installation", "installation_repositories", "ping"})
 
@@ -82,7 +95,7 @@ def fold(grants: Iterable[tuple[str, str]]) -> dict[str, str]:
 
 def required(events: Iterable[str] = EVENTS) -> dict[str, str]:
     """The least permissions for every route, git operation and the `events`."""
-    unknown = sorted(set(events) - set(EVENTS) - APP_EVENTS)
+    unknown = sorted(set(events) - set(EVENTS) - APP_EVENTS - set(OPTIONAL_EVENTS))
     if unknown:
         raise ValueError(f"no permission known for event(s) {', '.join(unknown)}")
     needs = [*ROUTES.values(), *GIT.values(), *ALWAYS.items()]

@@ -62,6 +62,8 @@ def drive_every_port(
     client.runs.list_jobs(run.run_id)
     (artifact,) = client.artifacts.list_artifacts(run.run_id)
     client.artifacts.download_artifact(artifact, tmp / "a", 10_000)
+    client.check_states.check_states(head)
+    client.protection.required_contexts("main")
     client.pulls.merge_pull(pull.number, head)
 
 
@@ -79,6 +81,7 @@ def test_manifest_permissions_are_exactly_what_the_routes_the_code_calls_need(
 ) -> None:
     drive_every_port(client, fake, repo, tmp_path)
     sent = _routes_sent(fake) - permissions.APP_ROUTES
+    # Optional permissions are not granted, so their routes are never sent.
     assert sent == set(permissions.ROUTES), "a route app/github sends has no permission entry"
     spec = manifest.load()
     assert spec["default_permissions"] == permissions.required(spec["default_events"])
@@ -104,8 +107,28 @@ def test_each_port_asks_only_for_permissions_the_manifest_grants() -> None:
 
 
 def test_manifest_events_are_exactly_the_events_the_router_registers() -> None:
-    routed = build_router().events() - permissions.APP_EVENTS
+    routed = build_router().events() - permissions.APP_EVENTS - set(permissions.OPTIONAL_EVENTS)
     assert set(manifest.load()["default_events"]) == routed
+
+
+def test_optional_permissions_are_used_when_granted_and_their_routes_are_known(
+    fake: FakeGitHub, repo: Repository, clock: FakeClock, sleeper: RecordingSleeper, tmp_path: Path
+) -> None:
+    optional = dict([*permissions.OPTIONAL_ROUTES.values(), *permissions.OPTIONAL_EVENTS.values()])
+    installation = fake.install(
+        "octo", [REPO], {**manifest.load()["default_permissions"], **optional}
+    )
+    app = GitHubApp(
+        AppCredentials(fake.app_id, fake.private_key_pem),
+        fake.api_url,
+        tokens=TokenCache(clock),
+        clock=clock,
+        sleeper=sleeper,
+    )
+    drive_every_port(app.repository(installation.id, REPO), fake, repo, tmp_path)
+    sent = _routes_sent(fake) - permissions.APP_ROUTES
+    assert sent == set(permissions.ROUTES) | set(permissions.OPTIONAL_ROUTES)
+    assert not set(optional) & set(manifest.load()["default_permissions"])
 
 
 LOWERED = {"write": "read", "read": "none"}
@@ -191,4 +214,5 @@ def test_every_contracted_route_has_a_permission_entry() -> None:
     test fails on a new one); each must say what permission it needs."""
     from tests.github.test_pygithub_contract import CONTRACT
 
-    assert set(CONTRACT.values()) - permissions.APP_ROUTES == set(permissions.ROUTES)
+    known = set(permissions.ROUTES) | set(permissions.OPTIONAL_ROUTES)
+    assert set(CONTRACT.values()) - permissions.APP_ROUTES <= known
