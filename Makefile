@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # `make test PYTEST_WORKERS=0` runs it in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: test lint format bench clean venv run webhook-examples oracles
+.PHONY: test lint format bench clean venv run webhook-examples oracles demo
 
 venv: $(STAMP)
 
@@ -31,7 +31,7 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-bench: $(STAMP)
+bench: $(STAMP) oracles
 	$(PY) -m bench
 
 # GitHub's published oracles, kept in a gitignored cache: the webhook examples
@@ -75,6 +75,11 @@ run: $(STAMP)
 	@ODW_WEBHOOK_SECRET="$${ODW_WEBHOOK_SECRET:-$$(cat $(RUN_DIR)/webhook-secret)}" \
 	  ODW_DATA_DIR="$${ODW_DATA_DIR:-$(RUN_DIR)}" \
 	  exec $(VENV)/bin/odw serve --host $(HOST) --port $(PORT)
+
+# `make demo`: the fake GitHub, the service and a local "Actions" running a small
+# roadmap end to end with the scripted agent, printed as text (tests/apphost/demo.py).
+demo: $(STAMP) oracles
+	$(PY) -m tests.apphost.demo
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

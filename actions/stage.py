@@ -21,6 +21,7 @@ from actions.proctree import ProcessResult, run_process
 from actions.prompt import ROADMAP_PATH, PromptError, build_prompt
 from actions.stream import EchoBudget, HeadTailCapture, MarkerScanner, tee
 from actions.summary import render_summary
+from app.core.credentials import without_credentials
 from app.core.execplan import plan_stage_problems
 from app.core.identity import RUNNER_IDENTITY, Identity
 from app.core.naming import execplan_path, task_branch
@@ -179,8 +180,8 @@ def prepare(req: StageRequest) -> _Setup:
 def agent_env(req: StageRequest, prompt_file: Path, report_file: Path) -> dict[str, str]:
     """The agent contract: the same variables wherever ODW runs an agent."""
     return {
-        **os.environ,
-        **(req.env or {}),
+        **without_credentials(os.environ),
+        **without_credentials(req.env or {}),
         "ODW_STAGE": req.stage,
         "ODW_TASK_ID": req.task,
         "ODW_PROMPT_FILE": str(prompt_file),

@@ -36,8 +36,21 @@ class Settings(BaseSettings):
     retry_max_seconds: float = Field(default=300.0, ge=0)
     poll_seconds: float = Field(default=0.2, gt=0)
     log_level: str = "INFO"
+    # Bearer token for /metrics and /api/*; unset, those endpoints do not exist.
+    admin_token: SecretStr | None = None
+    # Inbox rows and delivery bodies older than this are pruned.
+    retention_days: float = Field(default=14.0, gt=0)
+    # The App host (app/apphost): outbox executor threads per process, how often the
+    # reconciler polls what webhooks may have missed, the App's slug (its bot is
+    # `<slug>[bot]`), and a public URL check runs link to as their details.
+    executors: int = Field(default=2, ge=1, le=64)
+    reconcile_seconds: float = Field(default=300.0, gt=0)
+    # How long an executor holds an effect before another may take it over (a crash).
+    effect_lease_seconds: float = Field(default=120.0, gt=0)
+    app_slug: str = "odw"
+    public_url: str | None = None
 
-    @field_validator("webhook_secret", "webhook_secret_previous", mode="before")
+    @field_validator("webhook_secret", "webhook_secret_previous", "admin_token", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -56,6 +69,9 @@ class Settings(BaseSettings):
             for s in (self.webhook_secret, self.webhook_secret_previous)
             if s is not None
         ]
+
+    def admin_token_value(self) -> str | None:
+        return self.admin_token.get_secret_value() if self.admin_token else None
 
     def require_webhook_secret(self) -> None:
         if self.webhook_secret is None:

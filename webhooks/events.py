@@ -221,6 +221,18 @@ class CheckSuiteEvent(GitHubEvent):
         return f"check suite {self.check_suite.id} ({self.check_suite.head_branch})"
 
 
+class StatusEvent(GitHubEvent):
+    """A commit status changed (a CI that reports statuses rather than check runs)."""
+
+    event: ClassVar[str] = "status"
+    sha: str
+    context: str
+    state: str
+
+    def subject(self) -> str:
+        return f"status {self.context!r} {self.state} on {self.sha[:12]}"
+
+
 class WorkflowRun(_Model):
     id: int
     name: str | None = None
@@ -273,6 +285,7 @@ EVENT_TYPES: dict[str, type[GitHubEvent]] = {
         IssueCommentEvent,
         CheckRunEvent,
         CheckSuiteEvent,
+        StatusEvent,
         WorkflowRunEvent,
         WorkflowJobEvent,
     )

@@ -26,6 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "worker": ("app.cli.serve_cmd", "process stored deliveries (no HTTP)"),
     "db": ("app.cli.serve_cmd", "database schema commands"),
     "run": ("app.cli.run_cmd", "run the roadmap of a local clone end to end (local mode)"),
+    "app": (
+        "app.cli.app_cmd",
+        "operate the GitHub App (manifest, run OWNER/REPO, status)",
+    ),
 }
 
 

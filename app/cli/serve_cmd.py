@@ -59,6 +59,7 @@ def worker_config(settings: Settings) -> WorkerConfig:
         retry_base_seconds=settings.retry_base_seconds,
         retry_max_seconds=settings.retry_max_seconds,
         poll_seconds=settings.poll_seconds,
+        retention_seconds=settings.retention_days * 86_400,
     )
 
 
@@ -124,6 +125,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_worker(args: argparse.Namespace) -> int:
+    from app.apphost.host import AppHost
     from app.logs import configure_logging
     from app.service.handlers import build_router
     from app.service.worker import WorkerPool
@@ -143,10 +145,15 @@ def run_worker(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     pool = WorkerPool(store, build_router(), worker_config(settings), threads).start()
+    host = AppHost.from_settings(settings, store)
+    if host is not None:
+        host.start()
     log.info("worker started", extra={"threads": threads, "database": store.describe()})
     while not stop.wait(0.5):
         pass
     clean = pool.stop(timeout=30)
+    if host is not None:
+        host.stop(timeout=30)
     store.close()
     log.info("worker stopped", extra={"clean": clean})
     return 0 if clean else 1

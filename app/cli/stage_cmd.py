@@ -15,14 +15,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from actions.gates import DEFAULT_GATE_TIMEOUT
+from actions.gates import DEFAULT_GATE_TIMEOUT, gates_verdict
 from actions.proctree import enable_subreaper
 from actions.repo_config import load_repo_config
 from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE, StageRequest, StageSetupError, run_stage
 from app.cli.commands import command_help
 from app.cli.errors import UsageError
 from app.core.identity import RUNNER_IDENTITY, Identity
-from app.core.naming import slug
+from app.core.naming import slug, task_branch
 from app.core.repo_config import RepoConfig, RepoConfigError
 from app.core.verdict import AGENT_STAGES
 
@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Run the agent for one stage on a checked-out task branch, "
         "judge it by its completion marker, and write verdict.json.",
     )
-    p.add_argument("--stage", required=True, choices=AGENT_STAGES)
+    p.add_argument("--stage", required=True, choices=(*AGENT_STAGES, "gates"))
     p.add_argument("--task", required=True, metavar="ID", help="roadmap task id, e.g. 1.2.3")
     p.add_argument("--token", required=True, help="this attempt's random token")
     p.add_argument("--workdir", default=".", type=Path, metavar="DIR", help="the task checkout")
@@ -127,8 +127,30 @@ def default_out(task: str, token: str) -> Path:
     return root / f"odw-{slug(task)}-{token}" / "verdict.json"
 
 
+def run_gates_cmd(args: argparse.Namespace, config: RepoConfig) -> int:
+    """`--stage gates`: no agent; the configured gates on the checkout, as local mode runs them."""
+    _push_token(args.push_token_file)  # nothing is pushed here; the file still goes
+    out = args.out or default_out(args.task, args.token)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    verdict = gates_verdict(
+        args.workdir,
+        task=args.task,
+        token=args.token,
+        gates=tuple(args.gate if args.gate is not None else config.gates),
+        gate_timeout=args.gate_timeout,
+        branch=args.branch or task_branch(args.task),
+        where="the runner's checkout",
+    )
+    out.write_text(verdict.model_dump_json(by_alias=True, indent=2) + "\n", "utf-8")
+    state = "passed" if verdict.passed else "failed"
+    print(f"odw stage: gates {args.task} {state}; verdict: {out}")
+    return 0 if verdict.passed else 1
+
+
 def run_stage_cmd(args: argparse.Namespace) -> int:
     config = _config(args)
+    if args.stage == "gates":
+        return run_gates_cmd(args, config)
     agent = args.agent if args.agent is not None else config.agent
     if not agent:
         raise UsageError("no agent command: pass --agent or set `agent` in --config")

@@ -190,6 +190,15 @@ class TaskLanded(_TaskEvent):
     sha: str | None = None
 
 
+class TaskMergedByPerson(_TaskEvent):
+    """A person merged the task's pull request: landed, whatever was still running."""
+
+    type: Literal["task-merged-by-person"] = "task-merged-by-person"
+    number: int
+    sha: str | None = None
+    by: str
+
+
 class TaskManualMergeReady(_TaskEvent):
     type: Literal["task-manual-merge-ready"] = "task-manual-merge-ready"
     detail: str
@@ -342,6 +351,7 @@ Event = Annotated[
     | IntegrationRequested
     | IntegrationRecorded
     | TaskLanded
+    | TaskMergedByPerson
     | TaskManualMergeReady
     | AssessmentRequested
     | AssessmentRecorded

@@ -13,13 +13,14 @@ from typing import Any
 from app.core import events as ev
 from app.core.context import Context
 from app.core.effects import FlushRemediation, PostCheck
-from app.core.flow import enter, fail, record_fault, remediation_for, salvage, stop
+from app.core.flow import enter, fail, record_fault, release, remediation_for, salvage, stop
 from app.core.inputs import (
     AssessmentFinished,
     EndRun,
     GateJudged,
     IntegrationFinished,
     OperatorMove,
+    PullClosed,
     SalvageFinished,
     StageFinished,
     StartRun,
@@ -30,7 +31,13 @@ from app.core.keys import check_key, flush_key
 from app.core.moves import apply_move
 from app.core.outcomes import follow_judgement, open_ticket, remedy
 from app.core.pipeline import FIRST_STAGE
-from app.core.resume import assessed, finish, plan_recovery, start_resumes
+from app.core.resume import (
+    assessed,
+    block_for_preflight,
+    finish,
+    plan_recovery,
+    start_resumes,
+)
 
 Handler = Callable[[Context, Any], None]
 
@@ -70,7 +77,9 @@ def on_start(c: Context, inp: StartRun) -> None:
         )
     )
     assert c.s.roadmap is not None
-    if not c.s.roadmap.valid:
+    if inp.preflight is not None and not inp.preflight.ok:
+        block_for_preflight(c, inp.preflight)
+    elif not c.s.roadmap.valid:
         problems = "; ".join(p.message for p in c.s.roadmap.errors)
         stop(c, "failure", f"roadmap has errors, nothing is scheduled: {problems}")
     else:
@@ -193,6 +202,25 @@ def on_operator_move(c: Context, inp: OperatorMove) -> None:
     fill(c)
 
 
+def on_pull_closed(c: Context, inp: PullClosed) -> None:
+    """A person's merge lands the task (its dependents may go on); a close stops it."""
+    t = c.s.tasks.get(inp.task)
+    if t is not None and t.status != "landed":
+        if inp.merged:
+            c.emit(
+                ev.TaskMergedByPerson(at=c.at, task=t.id, number=inp.number, sha=inp.sha, by=inp.by)
+            )
+            release(c)
+        elif t.status not in ("failed", "infra-fault"):
+            fail(
+                c,
+                t,
+                t.stage or "plan",
+                f"pull request #{inp.number} was closed unmerged by {inp.by}",
+            )
+    fill(c)
+
+
 def on_end(c: Context, inp: EndRun) -> None:
     """Flush remediation for failed tasks (unless a fault explains them), then end."""
     failed = [t.id for t in c.s.tasks.values() if t.status == "failed"]
@@ -211,5 +239,6 @@ HANDLERS: dict[type, Handler] = {
     SalvageFinished: on_salvage_finished,
     GateJudged: on_gate_judged,
     OperatorMove: on_operator_move,
+    PullClosed: on_pull_closed,
     EndRun: on_end,
 }

@@ -17,6 +17,7 @@ from app.core.config import RunConfig
 from app.core.discovery import Survivor
 from app.core.integration import IntegrationReport
 from app.core.judging import Fault
+from app.core.preflight import Preflight
 from app.core.verdict import Verdict
 
 MoveName = Literal["retry", "rearm", "complete", "force-start", "halt", "resume"]
@@ -37,6 +38,8 @@ class StartRun(_Input):
     held: list[str] = Field(default_factory=list)
     # `roadmap-*` branches found on origin at launch, with host evidence.
     survivors: list[Survivor] = Field(default_factory=list)
+    # The host's auth preflight; anything missing stops the run before any dispatch.
+    preflight: Preflight | None = None
 
 
 class StageFinished(_Input):
@@ -89,6 +92,20 @@ class OperatorMove(_Input):
     overrides: dict[str, Any] = Field(default_factory=dict)
 
 
+class PullClosed(_Input):
+    """A person merged or closed a task's pull request on the forge (App mode).
+
+    Merged counts as landed at `sha`; closed unmerged stops that task.
+    """
+
+    kind: Literal["pull-closed"] = "pull-closed"
+    task: str
+    number: int
+    merged: bool
+    sha: str | None = None
+    by: str
+
+
 class EndRun(_Input):
     kind: Literal["end-run"] = "end-run"
 
@@ -101,5 +118,6 @@ Input = (
     | SalvageFinished
     | GateJudged
     | OperatorMove
+    | PullClosed
     | EndRun
 )

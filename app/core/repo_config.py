@@ -6,13 +6,22 @@ One model for the runner, local mode and the App. The file is parsed elsewhere
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from app.core.config import RunConfig
 from app.core.identity import Identity
 
 CONFIG_PATH = ".github/odw.yml"
+
+# The collaborator permission a commenter needs for `/odw` commands that change
+# something (GitHub's levels, lowest first; `triage` and `read` are not enough).
+CommandPermission = Literal["write", "maintain", "admin"]
+# How a task lands: ODW pushes its squash commit to the base, or squash-merges
+# the task's pull request (what a base protected against pushes needs).
+IntegrationMethod = Literal["push", "pull-request"]
 
 
 class _Model(BaseModel):
@@ -29,7 +38,21 @@ class RepoConfig(_Model):
     # Delete a task's branch (on origin and in a local clone) once it has landed,
     # as GitHub's "automatically delete head branches" does.
     delete_task_branches: bool = True
+    # The App starts (or continues) a run when a push to the base changes the roadmap.
+    auto: bool = False
     config: RunConfig = Field(default_factory=RunConfig)
+    command_permission: CommandPermission = "write"
+    # Bot accounts (`name[bot]`) whose `/odw` comments count; others are ignored.
+    allowed_bots: tuple[str, ...] = ()
+    integration: IntegrationMethod = "push"
+
+    @field_validator("allowed_bots")
+    @classmethod
+    def _bot_logins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for login in value:
+            if not login.endswith("[bot]") or len(login) <= len("[bot]"):
+                raise ValueError(f"{login!r} is not a bot login like 'renovate[bot]'")
+        return value
 
 
 class RepoConfigError(ValueError):

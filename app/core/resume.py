@@ -14,13 +14,32 @@ from app.core import events as ev
 from app.core.assessment import Assessment
 from app.core.context import Context
 from app.core.discovery import SurvivorEvidence, branch_evidence, discover
-from app.core.flow import enter
+from app.core.flow import enter, stop
 from app.core.inputs import StartRun
 from app.core.notices import halt_reason
 from app.core.outstanding import survivor_assess_effect
+from app.core.preflight import Preflight
 from app.core.recovery import ResumeAction, continue_mode, review_mode, review_preview
 from app.core.recovery_report import unresolved
 from app.core.state import RunState, TaskState
+
+
+def block_for_preflight(c: Context, preflight: Preflight) -> None:
+    """Credentials that cannot do what the run needs: recovery is blocked and
+    the run halts (`auth`, a hard stop) before anything is dispatched."""
+    cfg = c.s.config
+    c.emit(
+        ev.RecoveryPlanned(
+            at=c.at,
+            candidates=[],
+            skipped=[],
+            held=[],
+            enabled=cfg.resume_partial_branches,
+            mode=cfg.resume_mode,
+            blocked=preflight.blocked(),
+        )
+    )
+    stop(c, "auth", preflight.halt())
 
 
 def plan_recovery(c: Context, inp: StartRun) -> None:

@@ -81,3 +81,48 @@ def delimited_block(label: str, text: str, *, nonce: str, limit: int = 65536) ->
     if not body.endswith("\n"):
         body += "\n"
     return f"{head}\n{body}{tail}\n"
+
+
+# -- GitHub-bound Markdown (check runs, comments, PR bodies) ---------------------
+#
+# ODW finds its own comments again by hidden markers (`<!-- odw:... -->`, HTML
+# comments GitHub does not render; app/apphost/views.py writes them). Untrusted
+# text quoted in ODW's output must not be able to forge one, hide text from the
+# people reading it, notify anyone, or break out of the block that quotes it.
+
+# A raw HTML tag, comment, declaration or processing instruction starts here.
+_HTML_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
+# A link reference definition (`[label]: url`) renders as nothing at all.
+_LINK_DEFINITION = re.compile(r"^( {0,3})\[(?=[^\]\n]*\]:)", re.M)
+_LINE_SEPARATORS = re.compile("[\u2028\u2029\x85]")
+_FENCE_RUN = re.compile(r"`{3,}|~{3,}")
+
+
+def sanitize_markdown(text: str) -> str:
+    """Untrusted text made safe to place in GitHub Markdown as prose.
+
+    `sanitize` first (control, bidi and zero-width characters, complete HTML
+    comments stripped, a lone `<!--` neutralised, mentions neutralised); then
+    every raw HTML opener is escaped (`&lt;`), so no tag, comment or marker can
+    be formed, hidden or closed, and link reference definitions, which render
+    as nothing, are shown as text. Idempotent.
+    """
+    text = sanitize(_LINE_SEPARATORS.sub("\n", text))
+    text = _HTML_OPENER.sub("&lt;", text)
+    return _LINK_DEFINITION.sub(r"\1\\[", text)
+
+
+def markdown_code_block(text: str, info: str = "text") -> str:
+    """Untrusted text (a log tail, a diff) shown verbatim in a fenced block.
+
+    The text is `sanitize`d (so its raw form carries no comment or marker) and
+    fenced with more backticks than any run inside it, so it cannot close the
+    fence and continue as Markdown.
+    """
+    body = sanitize(_LINE_SEPARATORS.sub("\n", text))
+    longest = max((len(m.group()) for m in _FENCE_RUN.finditer(body)), default=2)
+    fence = "`" * max(3, longest + 1)
+    info = re.sub(r"[^0-9A-Za-z_+-]", "", info)
+    if not body.endswith("\n"):
+        body += "\n"
+    return f"{fence}{info}\n{body}{fence}\n"

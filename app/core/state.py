@@ -342,6 +342,11 @@ def _apply_task(s: RunState, t: TaskState, e: ev.Event) -> None:
     elif isinstance(e, ev.TaskLanded):
         t.status, t.landed_sha, t.detail, t.stage = "landed", e.sha, "", "integrate"
         s.landed.append(t.id)
+    elif isinstance(e, ev.TaskMergedByPerson):
+        t.status, t.landed_sha, t.stage = "landed", e.sha, "integrate"
+        t.detail = f"pull request #{e.number} merged by {e.by}"
+        t.live, t.awaiting = {}, None
+        s.landed.append(t.id)
     elif isinstance(e, ev.TaskManualMergeReady):
         t.status, t.detail = "manual-merge-ready", e.detail
     elif isinstance(e, ev.AssessmentRequested):

@@ -18,25 +18,14 @@ from typing import Any
 from app.core import events as ev
 from app.core.decide import decide
 from app.core.effects import (
-    Assess,
-    DispatchStage,
     Effect,
-    FlushRemediation,
-    Integrate,
-    JudgeGate,
-    PostCheck,
-    PostComment,
-    Salvage,
 )
 from app.core.inputs import (
-    AssessmentFinished,
     EndRun,
-    GateJudged,
     Input,
     IntegrationFinished,
     MoveName,
     OperatorMove,
-    SalvageFinished,
     StageFinished,
     StartRun,
 )
@@ -44,6 +33,7 @@ from app.core.keys import attempt_key
 from app.core.outstanding import outstanding
 from app.core.result import run_result
 from app.core.state import RunState, apply
+from app.engine.perform import perform
 from app.engine.ports import (
     AllowOneReset,
     AssessPort,
@@ -54,7 +44,6 @@ from app.engine.ports import (
     IntegratePort,
     LiveAttempt,
     NotifyPort,
-    PortFault,
     SalvagePort,
     StageCompletion,
     StagePort,
@@ -135,17 +124,9 @@ class Engine:
         if live:
             self._queue.extend(self._stamp(c) for c in self.ports.stages.recover(live))
         for effect in outstanding(s):
-            if isinstance(effect, Integrate):
-                # Never repeated blindly: the base is re-read first. A landing found
-                # there is the answer; none means integrating again is safe, since
-                # the integrator itself refuses to land a task twice.
-                report = self.ports.integrator.inspect(effect)
-                if report is not None:
-                    self._queue.append(
-                        IntegrationFinished(at=self.ports.clock(), task=effect.task, report=report)
-                    )
-                    continue
-            self._execute(effect)
+            # An interrupted integration is never repeated blindly (`perform` re-reads
+            # the base first); the integrator itself refuses to land a task twice.
+            self._execute(effect, again=True)
 
     def run(self, moves: Iterable[ScheduledMove] = ()) -> dict[str, Any]:
         """Drive until nothing is running or waiting, apply moves, end, and report."""
@@ -193,39 +174,10 @@ class Engine:
             self._execute(effect)
         return effects
 
-    def _execute(self, effect: Effect) -> None:
-        p, at = self.ports, self.ports.clock
-        if isinstance(effect, DispatchStage):
-            p.stages.start(effect)
-        elif isinstance(effect, Integrate):
-            try:
-                report = p.integrator.integrate(effect)
-            except PortFault as f:
-                self._queue.append(
-                    IntegrationFinished(at=at(), task=effect.task, fault=f.fault.detail)
-                )
-            else:
-                self._queue.append(IntegrationFinished(at=at(), task=effect.task, report=report))
-        elif isinstance(effect, Assess):
-            self._queue.append(
-                AssessmentFinished(at=at(), task=effect.task, assessment=p.assessor.assess(effect))
-            )
-        elif isinstance(effect, Salvage):
-            self._queue.append(
-                SalvageFinished(at=at(), task=effect.task, salvage=p.salvager.salvage(effect))
-            )
-        elif isinstance(effect, JudgeGate):
-            self._queue.append(
-                GateJudged(
-                    at=at(),
-                    task=effect.task,
-                    stage=effect.stage,
-                    gate=effect.gate,
-                    decision=p.judge.judge(effect),
-                )
-            )
-        elif isinstance(effect, PostCheck | PostComment | FlushRemediation):
-            p.notifier.publish(effect)
+    def _execute(self, effect: Effect, *, again: bool = False) -> None:
+        result = perform(effect, self.ports, again=again)
+        if result is not None:
+            self._queue.append(result)
 
     def _stamp(self, c: StageCompletion) -> StageFinished:
         return StageFinished(

@@ -31,7 +31,7 @@ def _arguments(fields: CheckRunFields) -> dict[str, Any]:
         if fields.text is not None:
             output["text"] = _cut(fields.text)
         args["output"] = output
-    if fields.actions:
+    if fields.actions is not None:
         if len(fields.actions) > MAX_ACTIONS:
             raise ValueError(f"a check run takes at most {MAX_ACTIONS} actions")
         for a in fields.actions:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from app.github import actions, artifacts, checks, conversation
+from app.github import protection as branch_protection
 from app.github import pulls as pull_requests
 from app.github.auth import AppCredentials, TokenCache, process_token_cache
 from app.github.budget import ContentBudget
@@ -124,6 +125,19 @@ class RepositoryClient:
         return pull_requests.GitHubContents(self._transport(pull_requests.REF_PERMISSIONS))
 
     @cached_property
+    def protection(self) -> branch_protection.GitHubProtection:
+        return branch_protection.GitHubProtection(
+            self._transport(branch_protection.PROTECTION_PERMISSIONS)
+        )
+
+    @cached_property
+    def check_states(self) -> branch_protection.GitHubCheckStates:
+        return branch_protection.GitHubCheckStates(
+            self._transport(branch_protection.CHECK_PERMISSIONS),
+            self._transport(branch_protection.STATUS_PERMISSIONS),
+        )
+
+    @cached_property
     def runs(self) -> actions.GitHubRuns:
         return actions.GitHubRuns(self._transport(actions.RUN_PERMISSIONS))
 
@@ -134,6 +148,11 @@ class RepositoryClient:
     @cached_property
     def artifacts(self) -> artifacts.GitHubArtifacts:
         return artifacts.GitHubArtifacts(self._transport(artifacts.PERMISSIONS))
+
+    def authorise(self, permissions: Mapping[str, str]) -> None:
+        """Mint (or reuse) this repository's token for `permissions`; raises the
+        GitHub error (422) when the installation was not granted them."""
+        self._transport(permissions)._token()
 
     def git_token(self, *, write: bool = False) -> str:
         """A token for git over HTTPS (pass it through GIT_ASKPASS, never in a URL)."""

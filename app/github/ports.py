@@ -8,7 +8,7 @@ PyGithub objects.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -57,6 +57,8 @@ class PullRequest:
     head_sha: str
     base_ref: str
     html_url: str
+    merge_commit_sha: str | None = None
+    head_repo: str | None = None  # OWNER/NAME of the head branch (a fork's, or None if gone)
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,8 @@ class CheckRunFields:
     text: str | None = None
     details_url: str | None = None
     external_id: str | None = None
-    actions: Sequence[CheckAction] = field(default_factory=tuple)
+    # None leaves the buttons alone; an empty sequence removes them.
+    actions: Sequence[CheckAction] | None = None
 
 
 class Checks(Protocol):
@@ -167,6 +170,14 @@ class Pulls(Protocol):
     def merge_pull(
         self, number: int, sha: str, *, title: str | None = None, message: str | None = None
     ) -> MergeResult: ...
+
+
+class Protection(Protocol):
+    def required_contexts(self, branch: str) -> list[str] | None: ...
+
+
+class CheckStates(Protocol):
+    def check_states(self, sha: str) -> dict[str, str]: ...
 
 
 class Contents(Protocol):

@@ -29,6 +29,8 @@ def _pull(data: dict[str, Any]) -> PullRequest:
         head_sha=data["head"]["sha"],
         base_ref=data["base"]["ref"],
         html_url=data.get("html_url", ""),
+        merge_commit_sha=data.get("merge_commit_sha"),
+        head_repo=(data["head"].get("repo") or {}).get("full_name"),
     )
 
 

@@ -15,7 +15,7 @@ was landed) unless the caller keeps it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -93,6 +93,34 @@ def integrate(
     once the task has landed, unless it moved since it was fetched. Commits are
     made as `identity`, by default the integrator's own (`INTEGRATOR_IDENTITY`).
     """
+    job = prepare(
+        repo, base, branch, task_id, run_id=run_id, data_dir=data_dir,
+        roadmap_path=roadmap_path, max_attempts=max_attempts, title=title,
+        git_timeout=git_timeout, token=token, push_options=push_options,
+        identity=identity, delete_branch=delete_branch,
+    )  # fmt: skip
+    return under_lock(job, lock, lock_timeout, job.run)
+
+
+def prepare(
+    repo: str,
+    base: str,
+    branch: str,
+    task_id: str,
+    *,
+    run_id: str,
+    data_dir: Path,
+    roadmap_path: str = DEFAULT_ROADMAP,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    title: str | None = None,
+    git_timeout: float = DEFAULT_TIMEOUT,
+    token: str | None = None,
+    push_options: Sequence[str] = (),
+    identity: Identity = INTEGRATOR_IDENTITY,
+    delete_branch: bool = True,
+) -> _Integration:
+    """Check the arguments and set up the git runner and mirror for one landing
+    (the push method's and the pull-request method's)."""
     _validate(base, branch, task_id, run_id, roadmap_path, max_attempts)
     remote = normalise_remote(repo)
     try:
@@ -103,7 +131,7 @@ def integrate(
     env = auth_env(data_dir, token)
     env.update(identity.env() if identity else identity_env(INTEGRATOR_NAME, INTEGRATOR_EMAIL))
     runner = GitRunner(timeout=git_timeout, env=env, secrets=[token] if token else [])
-    job = _Integration(
+    return _Integration(
         runner=runner,
         mirror=Mirror(data_dir, remote, runner),
         base=base,
@@ -116,12 +144,19 @@ def integrate(
         push_options=tuple(push_options),
         delete_branch=delete_branch,
     )
+
+
+def under_lock(
+    job: _Integration, lock: MergeLock, timeout: float, run: Callable[[], IntegrationReport]
+) -> IntegrationReport:
+    """`run` holding the merge lock of the job's base; a lock wait that times out
+    is a report, not an error."""
     try:
-        with lock.hold(lock_key(remote, base), lock_timeout):
-            return job.run()
+        with lock.hold(lock_key(job.mirror.remote, job.base), timeout):
+            return run()
     except LockTimeout as exc:
         return IntegrationReport(
-            summary=f"{exc}: another integration of {base} is still running; try again later"
+            summary=f"{exc}: another integration of {job.base} is still running; try again later"
         )
 
 
@@ -201,6 +236,12 @@ class _Integration:
                         report = self._report(steps, attempts, pushed=True)
                         return self._delete_task_branch(wt, report)
                     if outcome.status is PushStatus.REFUSED:
+                        if refused_by_protection(outcome.message):
+                            raise _Stop(
+                                f"push to {self.base} {PROTECTED_BASE} ({outcome.message}); "
+                                "not retried: land it through its pull request "
+                                "(`integration: pull-request`)"
+                            )
                         raise _Stop(
                             f"push to {self.base} rejected by the remote ({outcome.message}); "
                             "not retried: allow ODW to push to the base, or land it by hand"
@@ -388,9 +429,24 @@ class _Integration:
         steps.sha = sha
 
     def _message(self) -> str:
-        return (
-            f"{squash_subject(self.title, self.task_id)}\n\n"
-            f"Squash of {self.branch} onto {self.base}.\n\n"
-            f"{TASK_TRAILER}: {self.task_id}\n"
-            f"{RUN_TRAILER}: {self.run_id}\n"
-        )
+        return squash_message(self.title, self.task_id, self.branch, self.base, self.run_id)
+
+
+def squash_message(title: str | None, task_id: str, branch: str, base: str, run_id: str) -> str:
+    """The squash commit's message, pushed or merged: subject, body, ODW trailers."""
+    return (
+        f"{squash_subject(title, task_id)}\n\n"
+        f"Squash of {branch} onto {base}.\n\n"
+        f"{TASK_TRAILER}: {task_id}\n"
+        f"{RUN_TRAILER}: {run_id}\n"
+    )
+
+
+# The words a push refused by branch protection reports (GitHub's GH006); the
+# host then lands through the task's pull request.
+PROTECTED_BASE = "refused by branch protection"
+_PROTECTION_MARKERS = ("GH006", "protected branch", "Changes must be made through a pull request")
+
+
+def refused_by_protection(message: str) -> bool:
+    return any(m.lower() in message.lower() for m in _PROTECTION_MARKERS)

@@ -216,6 +216,7 @@ class LocalSalvager:
             REMOTE,
             f"{sha}:refs/heads/{request.branch}",
             timeout=NETWORK_TIMEOUT,
+            env=self.repo.env,
         )
         return SalvageResult(
             classification=request.classification,

@@ -14,8 +14,8 @@ import contextlib
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.gitops.runner import NETWORK_TIMEOUT, GitError, git
@@ -34,6 +34,8 @@ class LocalRepo:
     path: Path  # the top of the working tree (or the git dir of a bare clone)
     common_dir: Path  # the git directory shared by all worktrees
     origin_url: str  # absolute path or URL of origin
+    # Variables for git's network calls only (the App's GIT_ASKPASS and token).
+    env: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @classmethod
     def open(cls, path: Path) -> LocalRepo:
@@ -57,7 +59,7 @@ class LocalRepo:
 
     def origin_heads(self) -> dict[str, str]:
         """Branch name -> sha on origin, read live (never from a cache)."""
-        return remote_heads(self.path, self.origin_url)
+        return remote_heads(self.path, self.origin_url, env=self.env)
 
     def origin_default_branch(self) -> str | None:
         return default_branch(self.path, self.origin_url)
@@ -65,7 +67,16 @@ class LocalRepo:
     def fetch(self, *branches: str) -> None:
         specs = [f"+refs/heads/{b}:refs/remotes/{REMOTE}/{b}" for b in branches]
         try:
-            git(self.path, "fetch", "--no-tags", "--quiet", REMOTE, *specs, timeout=NETWORK_TIMEOUT)
+            git(
+                self.path,
+                "fetch",
+                "--no-tags",
+                "--quiet",
+                REMOTE,
+                *specs,
+                timeout=NETWORK_TIMEOUT,
+                env=self.env,
+            )
         except GitError as exc:
             raise RepoError(f"cannot fetch {', '.join(branches)} from {REMOTE}: {exc}") from None
 
@@ -108,9 +119,9 @@ class OriginSnapshot:
         return _show(self.git_dir, f"refs/heads/{branch}", path)
 
 
-def remote_heads(cwd: Path, url: str) -> dict[str, str]:
+def remote_heads(cwd: Path, url: str, *, env: Mapping[str, str] | None = None) -> dict[str, str]:
     try:
-        out = git(cwd, "ls-remote", "--heads", url, timeout=NETWORK_TIMEOUT).stdout
+        out = git(cwd, "ls-remote", "--heads", url, timeout=NETWORK_TIMEOUT, env=env).stdout
     except GitError as exc:
         raise RepoError(f"cannot read {REMOTE} ({url}): {exc}") from None
     heads: dict[str, str] = {}

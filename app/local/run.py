@@ -28,6 +28,7 @@ from app.local.eventlog import StoreEventLog, unfinished_run
 from app.local.evidence import LocalAssessor, LocalSalvager
 from app.local.landing import LocalIntegrator
 from app.local.launch import Plan, Request, load_plan, pick_base
+from app.local.preflight import check as check_credentials
 from app.local.repo import LocalRepo, RepoError
 from app.local.stages import LocalStages
 from app.local.survivors import find_survivors
@@ -171,6 +172,11 @@ def execute(
             clock=lambda: datetime.now(UTC),
         )
         engine = Engine(ports, wait_timeout=WAIT_SLICE)
+        # Fail closed before anything is dispatched: a fresh run records the
+        # blocked recovery and the auth halt; a resumed one is not continued.
+        preflight = check_credentials(repo, plan.base)
+        if resumed and not preflight.ok:
+            raise RunRefused(preflight.halt())
         # A fresh run hands the core every surviving task branch with host evidence;
         # a resumed run already has them in its log.
         survivors = (
@@ -189,6 +195,7 @@ def execute(
                 config=settings.config,
                 held=sorted(plan.held),
                 survivors=survivors,
+                preflight=preflight,
             )
         )
         result = engine.run()

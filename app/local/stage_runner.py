@@ -19,7 +19,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,12 +26,11 @@ from pathlib import Path
 from filelock import FileLock
 from pydantic import ValidationError
 
-from actions import gitwork
-from actions.gates import DEFAULT_GATE_TIMEOUT, run_gates
+from actions.gates import DEFAULT_GATE_TIMEOUT, gates_verdict
 from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE
 from app.core.identity import Identity
 from app.core.naming import slug, task_branch
-from app.core.verdict import AGENT_STAGES, WRITE_STAGES, Check, Verdict, valid_token
+from app.core.verdict import AGENT_STAGES, WRITE_STAGES, Verdict, valid_token
 from app.gitops.runner import NETWORK_TIMEOUT, GitError, config_entries, git, risky_config
 
 # Time `odw stage` gets beyond the agent's deadline and gates before it is killed.
@@ -347,7 +345,6 @@ def run_local_gates(
     that no agent ran: its marker and exit-code checks are skipped with that
     reason, and the core judges an agentless stage by its gates alone.
     """
-    started = time.monotonic()
     with _task_checkout(
         clone,
         task=task,
@@ -359,42 +356,17 @@ def run_local_gates(
         detach=True,
         on_worktree=on_worktree,
     ) as co:
-        head = gitwork.head(co.worktree)
-        results = run_gates(
-            gates, workdir=co.worktree, timeout=gate_timeout, env={**os.environ, **(env or {})}
+        verdict = gates_verdict(
+            co.worktree,
+            task=task,
+            token=token,
+            gates=gates,
+            gate_timeout=gate_timeout,
+            branch=co.branch,
+            where=co.start,
+            env=env,
         )
-    start, branch, out_dir = co.start, co.branch, co.out_dir
-    bad = [g for g in results if g.status != "passed"]
-    if not gates:
-        gates_check = Check(name="gates", status="skipped", reason="no gates configured")
-    elif bad:
-        gates_check = Check(
-            name="gates", status="failed", reason="failed: " + "; ".join(g.command for g in bad)
-        )
-    else:
-        gates_check = Check(name="gates", status="passed", reason=f"{len(results)} gate(s) passed")
-    verdict = Verdict(
-        stage="gates",
-        task=task,
-        token=token,
-        passed=not bad,
-        checks=[
-            Check(
-                name="completion_marker",
-                status="skipped",
-                reason="no agent runs at the gates stage: the host ran every configured "
-                f"gate to its end on {start} ({head})",
-            ),
-            Check(name="exit_code", status="skipped", reason="no agent process at this stage"),
-            gates_check,
-        ],
-        gates=results,
-        branch=branch,
-        head_before=head,
-        head_after=head,
-        timings={"gates": round(time.monotonic() - started, 3)},
-        output_tail="\n".join(f"$ {g.command} (exit {g.code})\n{g.tail}" for g in bad)[-8000:],
-    )
+    out_dir = co.out_dir
     (out_dir / "verdict.json").write_text(
         verdict.model_dump_json(by_alias=True, indent=2) + "\n", "utf-8"
     )

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from sqlalchemy.exc import OperationalError, StatementError
 
 from app.service.outcome import HandlerContext, Ignore, TransientError
+from app.service.retention import sweeper
 from app.store import Delivery, LeaseLost, Store
 from webhooks.events import PayloadError, parse_event_json
 from webhooks.router import Router
@@ -40,6 +41,8 @@ class WorkerConfig:
     poll_seconds: float = 0.2
     # Deliveries claimed per transaction; the claim was most of a worker's cost.
     claim_batch: int = 8
+    # Finished deliveries older than this are pruned (ODW_RETENTION_DAYS).
+    retention_seconds: float = 14 * 86_400.0
 
 
 def new_owner(label: str = "worker") -> str:
@@ -208,6 +211,7 @@ class WorkerPool:
             )
             for i, w in enumerate(self.workers)
         ]
+        self.threads.append(sweeper(store, config.retention_seconds, self.stop_event))
 
     def start(self) -> WorkerPool:
         for t in self.threads:

@@ -5,6 +5,7 @@ the effect."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -60,13 +61,23 @@ class Outbox(Part):
         with self._tx(tx) as conn:
             return conn.execute(stmt.returning(stmt.table.c.key)).first() is not None
 
-    def claim(self, owner: str, lease_seconds: float, limit: int = 1) -> list[Effect]:
-        """Take due effects, and in-flight ones whose executor's lease expired."""
+    def claim(
+        self,
+        owner: str,
+        lease_seconds: float,
+        limit: int = 1,
+        *,
+        kinds: Collection[str] | None = None,
+    ) -> list[Effect]:
+        """Take due effects, and in-flight ones whose executor's lease expired;
+        with `kinds`, only effects of those kinds (a lane that never waits behind others)."""
         now = self.clock()
         due = or_(
             and_(outbox.c.status == "pending", outbox.c.next_attempt_at <= now),
             and_(outbox.c.status == "in_flight", outbox.c.lease_expires_at < now),
         )
+        if kinds is not None:
+            due = and_(due, outbox.c.kind.in_(list(kinds)))
         q = select(outbox.c.key).where(due).order_by(outbox.c.next_attempt_at).limit(limit)
         if self.is_postgres:
             q = q.with_for_update(skip_locked=True)

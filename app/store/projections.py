@@ -1,6 +1,7 @@
 """Read models of runs, folded from the event log by the core and saved here in the
-same transaction as the events they reflect. (The `run_tasks` table has no writer
-yet: per-task views arrive with the App host.)"""
+same transaction as the events they reflect. `run_tasks` holds, per run and task,
+what the App host has shown on GitHub for it (pull request, check run and
+comment ids, digests of what was posted); task id "" is the run itself."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from app.store.base import Part, dumps, loads
-from app.store.schema import runs
+from app.store.schema import run_tasks, runs
 
 
 @dataclass(frozen=True)
@@ -66,3 +67,33 @@ class Projections(Part):
                 RunView(r.run_id, r.version, r.status, loads(r.data), r.updated_at)
                 for r in conn.execute(q)
             ]
+
+    def put_task(
+        self,
+        run_id: str,
+        task_id: str,
+        status: str,
+        data: dict[str, Any],
+        *,
+        tx: Connection | None = None,
+    ) -> None:
+        values = {
+            "run_id": run_id,
+            "task_id": task_id,
+            "status": status,
+            "data": dumps(data),
+            "updated_at": self.clock(),
+        }
+        stmt = self._insert(run_tasks).values(**values)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["run_id", "task_id"],
+            set_={k: stmt.excluded[k] for k in ("status", "data", "updated_at")},
+        )
+        with self._tx(tx) as conn:
+            conn.execute(stmt)
+
+    def tasks(self, run_id: str, *, tx: Connection | None = None) -> dict[str, dict[str, Any]]:
+        """Task id -> its saved data, for one run."""
+        with self._read(tx) as conn:
+            rows = conn.execute(select(run_tasks).where(run_tasks.c.run_id == run_id))
+            return {r.task_id: loads(r.data) for r in rows}

@@ -21,6 +21,7 @@ from app.store.installations import Installations
 from app.store.leases import Leases, Liveness
 from app.store.outbox import Outbox
 from app.store.projections import Projections
+from app.store.retention import Retention
 
 
 class SchemaOutOfDate(Exception):
@@ -45,6 +46,7 @@ class Store:
         self.projections = Projections(self.engine, clock)
         self.installations = Installations(self.engine, clock)
         self.activity = Activity(self.engine, clock)
+        self.retention = Retention(self.engine, clock)
 
     @classmethod
     def open(

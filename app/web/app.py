@@ -16,6 +16,7 @@ from app.settings import Settings
 from app.store import Store
 from app.store.intake import GroupCommit
 from app.web import metrics
+from app.web.admin import guard_operator_endpoints
 from app.web.edge import WebhookEdge
 from webhooks.delivery import MAX_BODY_BYTES
 
@@ -34,6 +35,7 @@ def create_app(settings: Settings, store: Store | None = None) -> Flask:
     db = store if store is not None else Store.open(settings.database, migrate_schema=False)
 
     app = Flask("odw")
+    guard_operator_endpoints(app, settings.admin_token_value())
     # Werkzeug refuses longer bodies before reading them, chunked ones included.
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.extensions["odw_store"] = db

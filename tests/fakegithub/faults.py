@@ -14,6 +14,12 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     body: dict[str, Any] = field(default_factory=dict)
     delay: float = 0.0
+    after: bool = False  # handle the request, then answer the failure
+
+
+def server_error_after_write(status: int = 500) -> Fault:
+    """The request did its work but the answer is an error (merged, then 500)."""
+    return Fault(status, body={"message": "Server Error"}, after=True)
 
 
 def server_error(status: int = 500) -> Fault:

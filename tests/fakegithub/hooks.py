@@ -212,7 +212,9 @@ class Webhooks:
             data["commits"] = [head]
         return repo
 
-    def _pull_request(self, data: dict[str, Any], pull: s.PullRequest) -> s.Repository:
+    def _pull_request(
+        self, data: dict[str, Any], pull: s.PullRequest, sender: str | None = None
+    ) -> s.Repository:
         repo = self.fake.repos[pull.repo]
         data["number"] = pull.number
         rendered = self.fake.shapes.pull(pull)
@@ -246,7 +248,8 @@ class Webhooks:
                 _rewrite_repos(body[side]["repo"], repo, self.fake)
         body["user"] = _user(body.get("user"), rendered["user"])
         if pull.merged:
-            body["merged_by"] = _user(body.get("user"), rendered["merged_by"])
+            merger = self.fake.shapes.user(sender, "User") if sender else rendered["merged_by"]
+            body["merged_by"] = _user(body.get("user"), merger)
         data["pull_request"] = body
         if data.get("action") == "edited":
             data["changes"] = {}

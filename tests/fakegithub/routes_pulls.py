@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.fakegithub import state as s
 from tests.fakegithub.routes import repo_of
+from tests.fakegithub.routes_protection import missing_checks
 from tests.fakegithub.server import Call, FakeGitHub, Reply, error, route
 
 
@@ -118,6 +119,10 @@ def merge_pull(fake: FakeGitHub, call: Call) -> Reply:
         title = body.get("commit_title") or f"{pull.title} (#{pull.number})"
         message = title + ("\n\n" + body["commit_message"] if body.get("commit_message") else "")
         assert head_sha and base_sha
+        if pull.base in repo.protection:
+            missing = missing_checks(fake, repo, pull.base, head_sha)
+            if missing:
+                raise error(405, f'Required status check "{missing[0]}" is expected.')
         squashed = repo.git.squash(base_sha, head_sha, message)
         if squashed is None or not repo.git.set_ref(f"refs/heads/{pull.base}", squashed, base_sha):
             raise error(405, "Pull Request is not mergeable")

@@ -241,6 +241,29 @@ class FakeGitHub:
     def add_collaborator(self, full_name: str, login: str, role: str) -> None:
         self.repos[full_name].collaborators[login] = role
 
+    def open_fork_pull(
+        self, full_name: str, fork: str, branch: str, login: str, files: dict[str, str]
+    ) -> s.PullRequest:
+        """`login` opens a pull request from `fork`'s `branch` (its head is kept
+        as GitHub does, under refs/pull/N/head of this repository)."""
+        repo = self.repos[full_name]
+        base_sha = repo.git.sha(f"refs/heads/{repo.default_branch}")
+        with self.lock:
+            number = repo.next_number
+            repo.next_number += 1
+        scratch = f"fork-scratch-{number}"
+        sha = repo.git.commit_files(scratch, files, f"{login}'s change", parent=base_sha)
+        repo.git.git("update-ref", f"refs/pull/{number}/head", sha)
+        repo.git.git("update-ref", "-d", f"refs/heads/{scratch}")
+        pull = s.PullRequest(
+            self.next_id(), full_name, number, f"{login}'s change", "", branch,
+            repo.default_branch, False, login, created_at=self.now(), head_repo=fork,
+        )  # fmt: skip
+        with self.lock:
+            self.pulls[(full_name, number)] = pull
+        self.webhooks.send("pull_request", "opened", pull=pull)
+        return pull
+
     def comment_as(self, login: str, full_name: str, number: int, body: str) -> s.Comment:
         """A person comments on an issue or pull request (sends issue_comment)."""
         return self.add_comment(full_name, number, body, login, "User")
@@ -254,6 +277,23 @@ class FakeGitHub:
             self.comments[comment.id] = comment
         self.webhooks.send("issue_comment", "created", comment=comment)
         return comment
+
+    def merge_as(self, login: str, full_name: str, number: int) -> str:
+        """A person marks the pull request ready and squash-merges it on github.com."""
+        repo, pull = self.repos[full_name], self.pulls[(full_name, number)]
+        with self.lock:
+            head = repo.git.sha(f"refs/heads/{pull.head}")
+            base = repo.git.sha(f"refs/heads/{pull.base}")
+            assert head and base and pull.state == "open"
+            squashed = repo.git.squash(base, head, f"{pull.title} (#{number})")
+            assert squashed and repo.git.set_ref(f"refs/heads/{pull.base}", squashed, base)
+            pull.draft, pull.merged, pull.state = False, True, "closed"
+            pull.merge_commit_sha = squashed
+        self.webhooks.send(
+            "push", None, repo=repo, ref=f"refs/heads/{pull.base}", before=base, after=squashed
+        )
+        self.webhooks.send("pull_request", "closed", pull=pull, sender=login)
+        return squashed
 
     def click_check_run_action(self, check_run_id: int, identifier: str, login: str) -> None:
         run = self.check_runs[check_run_id]
@@ -277,6 +317,29 @@ class FakeGitHub:
         from tests.fakegithub import routes_actions
 
         routes_actions.complete_run(self, run_id, conclusion)
+
+    def protect_branch(
+        self, full_name: str, branch: str, required: list[str] | None = None
+    ) -> None:
+        """Branch protection: pushes to `branch` are refused (GH006) and merging a
+        pull request into it needs each `required` check or status to pass."""
+        from tests.fakegithub import routes_protection
+
+        repo = self.repos[full_name]
+        with self.lock:
+            repo.protection[branch] = list(required or [])
+        routes_protection.write_hook(repo)
+
+    def set_status(self, full_name: str, sha: str, context: str, state: str) -> None:
+        """A CI system reports a commit status (as `POST /statuses/{sha}` would)."""
+        from tests.fakegithub import routes_protection
+
+        repo = self.repos[full_name]
+        status = routes_protection.status_record(
+            self, repo, sha, {"state": state, "context": context}
+        )
+        with self.lock:
+            repo.statuses.setdefault(sha, []).append(status)
 
     def open_issue(self, full_name: str) -> int:
         repo = self.repos[full_name]
@@ -349,7 +412,12 @@ class FakeGitHub:
             self.violations.append(text)
 
     def _api(self, request: Request, path: str) -> Response:
-        from tests.fakegithub import routes, routes_actions, routes_pulls  # noqa: F401
+        from tests.fakegithub import (  # noqa: F401
+            routes,
+            routes_actions,
+            routes_protection,
+            routes_pulls,
+        )
 
         method = request.method.upper()
         query = {
@@ -378,7 +446,7 @@ class FakeGitHub:
             if problems:
                 raise self._refuse(method, path, "invalid body: " + "; ".join(problems))
             fault = self.faults.take(method, template)
-            if fault is not None and fault.status:
+            if fault is not None and fault.status and not fault.after:
                 raise Reply(fault.status, fault.body, fault.headers)
             handler = ROUTES.get((method, template))
             if handler is None:
@@ -387,6 +455,9 @@ class FakeGitHub:
             call = Call(method, path, template, params, query, body, None, headers)
             call.token = self._authenticate(call)
             reply = handler(self, call)
+            if fault is not None and fault.after:
+                # The write happened; the answer is lost (GitHub's 500 after merging).
+                reply = Reply(fault.status, fault.body, fault.headers)
         except Reply as exc:
             reply = exc
         status, reply_body = reply.status, reply.body
@@ -522,6 +593,10 @@ def _grants(have: dict[str, str], needed: tuple[tuple[str, ...], str]) -> bool:
 
 def _needed_permission(template: str, method: str) -> tuple[tuple[str, ...], str] | None:
     level = "read" if method == "GET" else "write"
+    if "/protection" in template:
+        return ("administration",), level
+    if "/statuses" in template:
+        return ("statuses",), level
     if "/check-runs" in template or "/check-suites" in template:
         return ("checks",), level
     if "/issues" in template:

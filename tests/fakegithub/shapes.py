@@ -140,7 +140,8 @@ class Shapes:
         if simple:
             data = data[0]
         api = f"{self.fake.api_url}/repos/{pull.repo}"
-        head_sha = repo.git.sha(f"refs/heads/{pull.head}") or ""
+        head_ref = f"refs/pull/{pull.number}/head" if pull.head_repo else f"refs/heads/{pull.head}"
+        head_sha = repo.git.sha(head_ref) or ""
         base_sha = repo.git.sha(f"refs/heads/{pull.base}") or ""
         data.update(
             id=pull.id,
@@ -176,6 +177,16 @@ class Shapes:
             data[side].update(
                 ref=ref, sha=sha, label=f"{repo.owner}:{ref}", user=self.user(repo.owner)
             )
+        if pull.head_repo:
+            fork_owner, _, fork_name = pull.head_repo.partition("/")
+            data["head"].update(label=f"{fork_owner}:{pull.head}", user=self.user(fork_owner))
+            data["head"]["repo"] = {
+                **(data["head"].get("repo") or {}),
+                "full_name": pull.head_repo,
+                "name": fork_name,
+                "owner": self.user(fork_owner),
+                "fork": True,
+            }
         if not simple:
             data.update(
                 merged=pull.merged,

@@ -36,6 +36,9 @@ class Repository:
     collaborators: dict[str, str] = field(default_factory=dict)  # login -> role name
     next_number: int = 1
     issues: set[int] = field(default_factory=set)
+    # branch -> required status check contexts; a protected branch refuses pushes
+    protection: dict[str, list[str]] = field(default_factory=dict)
+    statuses: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # sha -> statuses
 
     @property
     def full_name(self) -> str:
@@ -57,6 +60,8 @@ class PullRequest:
     merged: bool = False
     merge_commit_sha: str | None = None
     created_at: float = 0.0
+    # OWNER/NAME of the fork the head branch lives in (None: this repository).
+    head_repo: str | None = None
 
 
 @dataclass

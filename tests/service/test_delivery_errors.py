@@ -57,7 +57,8 @@ def refused_write_router() -> Router:
 def test_a_refused_database_write_shows_a_short_error_and_logs_the_details(
     any_store: Store, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    app = create_app(Settings(webhook_secret=SECRET, data_dir=tmp_path), any_store)  # type: ignore[arg-type]
+    settings = Settings(webhook_secret=SECRET, data_dir=tmp_path, admin_token="admin")  # type: ignore[arg-type]
+    app = create_app(settings, any_store)
     client = app.test_client()
     payload = {"action": PRIVATE, "sender": {"login": PRIVATE}, "installation": {"id": 7}}
     body, headers = oracle.signed(SECRET, "star", payload, "d-refused")
@@ -67,7 +68,9 @@ def test_a_refused_database_write_shows_a_short_error_and_logs_the_details(
     with caplog.at_level(logging.ERROR, logger="odw.worker"):
         assert worker.process_one() == "failed"
 
-    shown = client.get("/api/deliveries/d-refused").get_json()
+    # /api/* answers only the admin token (app/web/admin.py).
+    shown = client.get("/api/deliveries/d-refused", headers={"Authorization": "Bearer admin"})
+    shown = shown.get_json()
     error = shown["error"]
     assert shown["status"] == "failed"
     assert error.startswith("database error (IntegrityError")

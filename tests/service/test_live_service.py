@@ -60,7 +60,14 @@ def oversized_post(port: int, size: int = 26_000_000) -> tuple[int, int]:
 
 def test_published_examples_through_gunicorn(tmp_path: Path) -> None:
     examples = oracle.require(*oracle.ODW_EVENTS)
-    with running_service(tmp_path, SECRET, tmp_path / "serve.log", ODW_WORKERS="2") as (port, _):
+    admin = {"Authorization": "Bearer live-admin-token"}
+    with running_service(
+        tmp_path,
+        SECRET,
+        tmp_path / "serve.log",
+        ODW_WORKERS="2",
+        ODW_ADMIN_TOKEN="live-admin-token",
+    ) as (port, _):
         accepted: list[str] = []
         for ex in examples:
             body, headers = oracle.signed(SECRET, ex.event, ex.as_app_delivery())
@@ -80,13 +87,14 @@ def test_published_examples_through_gunicorn(tmp_path: Path) -> None:
         store = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}", migrate_schema=False)
         wait_final(store, accepted)
         for delivery_id in accepted:
-            status, reply = request(port, "GET", f"/api/deliveries/{delivery_id}")
+            status, reply = request(port, "GET", f"/api/deliveries/{delivery_id}", headers=admin)
             assert status == 200
             assert json.loads(reply)["status"] == "processed", reply
         for refused in ("unsigned", "not-json", "too-big"):
             assert store.inbox.get(refused) is None
         assert sorted(recorded_per_delivery(store).values()) == [1] * len(accepted)
-        metrics = request(port, "GET", "/metrics")[1].decode()
+        assert request(port, "GET", "/metrics")[0] == 401
+        metrics = request(port, "GET", "/metrics", headers=admin)[1].decode()
         assert f"odw_delivery_processing_seconds_count {len(accepted)}" in metrics
         store.close()
 

@@ -13,6 +13,7 @@ from app.web import create_app
 
 SECRET = "test-webhook-secret"
 PREVIOUS = "previous-webhook-secret"
+ADMIN = "test-admin-token"
 
 
 @pytest.fixture
@@ -28,10 +29,14 @@ def app(store: Store, tmp_path: Path) -> Flask:
         webhook_secret=SECRET,  # type: ignore[arg-type]
         webhook_secret_previous=PREVIOUS,  # type: ignore[arg-type]
         data_dir=tmp_path,
+        admin_token=ADMIN,  # type: ignore[arg-type]
     )
     return create_app(settings, store)
 
 
 @pytest.fixture
 def client(app: Flask) -> FlaskClient:
-    return app.test_client()
+    """A client that holds the admin token (the operator endpoints need it)."""
+    c = app.test_client()
+    c.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {ADMIN}"
+    return c

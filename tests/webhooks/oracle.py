@@ -30,6 +30,7 @@ ODW_EVENTS = (
     "issue_comment",
     "check_run",
     "check_suite",
+    "status",
     "workflow_run",
     "workflow_job",
 )

@@ -14,6 +14,7 @@ RECORDED = (
     "issue_comment",
     "check_run",
     "check_suite",
+    "status",
     "workflow_run",
     "workflow_job",
 )

@@ -1,0 +1,1 @@
+"""The App host: ODW's one engine driven by webhooks (see docs/architecture.md)."""

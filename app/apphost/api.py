@@ -1,0 +1,141 @@
+"""What webhook handlers and operators call: store-only, no GitHub request.
+
+Every function takes `tx=` so a webhook handler's writes commit with its
+delivery (`HandlerContext.tx`): a delivery processed twice changes nothing,
+because each request is an outbox entry under a key or a decide step whose
+input the core recognises as already answered. The outbox executor
+(`executor.py`) does the GitHub and git work later.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection
+
+from app.apphost.runs import RunKey, find_open
+from app.apphost.step import Step, decide_step
+from app.core.inputs import Input, MoveName, OperatorMove, PullClosed
+from app.store import Store
+
+START = "app-start"
+INGEST = "app-ingest"
+
+
+class NoOpenRun(LookupError):
+    """A move or input for a repository and base that has no open run."""
+
+
+def tokens() -> str:
+    """A fresh attempt token (the core asks for one per dispatch)."""
+    return secrets.token_hex(16)
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def request_start(
+    store: Store,
+    key: RunKey,
+    *,
+    by: str,
+    sha: str | None = None,
+    only_if_auto: bool = False,
+    before: str | None = None,
+    options: dict[str, Any] | None = None,
+    nonce: str | None = None,
+    tx: Connection | None = None,
+) -> bool:
+    """Ask for a run of `key` to start or continue; False when already asked.
+
+    The executor reads `.github/odw.yml` and the roadmap at the base's SHA
+    (`sha`, else the base's head when it performs this), reports an invalid
+    file as a failing `ODW · config` check, and otherwise starts a run unless
+    one is open. `only_if_auto`: start only when the file says `auto: true`
+    (a push to the base), and only when the roadmap differs from `before`'s.
+    """
+    nonce = nonce or sha or secrets.token_hex(8)
+    payload: dict[str, Any] = {
+        "key": key.to_json(),
+        "by": by,
+        "sha": sha,
+        "onlyIfAuto": only_if_auto,
+        "before": before,
+    }
+    if options:
+        # A command's launch (`/odw run --task 1.2`, `/odw recover continue`, ...),
+        # applied by `app.commands.launch.start_for` when the run starts.
+        payload["options"] = options
+    return store.outbox.enqueue(
+        f"start/{key.installation}/{key.repository}/{key.base}/{nonce}", START, payload, tx=tx
+    )
+
+
+def request_ingest(
+    store: Store,
+    *,
+    installation: int,
+    repository: str,
+    workflow_run: int,
+    attempt: int,
+    tx: Connection | None = None,
+) -> bool:
+    """Ask for a completed workflow run to be read and fed to its run (once per attempt)."""
+    return store.outbox.enqueue(
+        f"ingest/{installation}/{repository}/{workflow_run}/{attempt}",
+        INGEST,
+        {"installation": installation, "repository": repository, "workflowRun": workflow_run},
+        tx=tx,
+    )
+
+
+def submit(store: Store, run_id: str, inp: Input, *, tx: Connection | None = None) -> Step:
+    """Decide `inp` in run `run_id` now; its effects go to the outbox."""
+    return decide_step(store, run_id, inp, tokens, tx=tx)
+
+
+def submit_move(
+    store: Store,
+    key: RunKey,
+    move: MoveName,
+    *,
+    by: str,
+    task: str | None = None,
+    reason: str = "",
+    overrides: dict[str, Any] | None = None,
+    tx: Connection | None = None,
+) -> Step:
+    """An operator move into the open run of `key` (raises NoOpenRun when none is open).
+
+    The step's `events` include a `move-rejected` event, with the reason, when
+    the move does not fit; `refused` is set when the run cannot take input.
+    """
+    run_id = find_open(store, key)
+    if run_id is None:
+        raise NoOpenRun(f"no open ODW run for {key.label()}")
+    inp = OperatorMove(
+        at=now(), move=move, task=task, by=by, reason=reason, overrides=dict(overrides or {})
+    )
+    return submit(store, run_id, inp, tx=tx)
+
+
+def note_pull_closed(
+    store: Store,
+    run_id: str,
+    task: str,
+    number: int,
+    merged: bool,
+    sha: str | None,
+    by: str,
+    *,
+    tx: Connection | None = None,
+) -> Step:
+    """A task PR closed on GitHub: merged by a person lands the task, closed stops it."""
+    handles = store.projections.tasks(run_id, tx=tx).get(task)
+    if handles is not None and handles.get("pull") == number:
+        store.projections.put_task(run_id, task, "closed", {**handles, "closed": True}, tx=tx)
+    inp = PullClosed(at=now(), task=task, number=number, merged=merged, sha=sha, by=by)
+    return submit(store, run_id, inp, tx=tx)

@@ -1,0 +1,96 @@
+"""The App host: the outbox executor and the reconciler, as threads of a service process.
+
+`odw serve` starts one `AppHost` per gunicorn worker process when the App's
+credentials are configured (`ODW_APP_ID`, `ODW_PRIVATE_KEY_PATH`); several
+processes share the work safely through the outbox's leases. The webhook side
+needs none of this: its handlers write to the store only (`api.py`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from app.apphost.executor import Executor, HostConfig
+from app.apphost.reconcile import Reconciler
+from app.commands.lane import COMMAND_KINDS
+from app.github import GitHubApp
+from app.settings import Settings
+from app.store import Store
+
+log = logging.getLogger("odw.apphost")
+
+
+class AppHost:
+    def __init__(
+        self,
+        store: Store,
+        github: GitHubApp,
+        config: HostConfig,
+        *,
+        executors: int = 2,
+        reconcile_seconds: float = 300.0,
+        poll_seconds: float = 0.2,
+    ) -> None:
+        self.executor = Executor(store, github, config)
+        self.reconciler = Reconciler(self.executor, reconcile_seconds)
+        self.poll = poll_seconds
+        self.stop_event = threading.Event()
+        self.threads = [
+            threading.Thread(
+                target=self.executor.run,
+                args=(self.stop_event, poll_seconds),
+                name=f"odw-executor-{i}",
+                daemon=True,
+            )
+            for i in range(executors)
+        ]
+        # A lane for /odw commands and button clicks only: never behind long git work.
+        self.threads.append(
+            threading.Thread(
+                target=self.executor.run,
+                args=(self.stop_event, poll_seconds, COMMAND_KINDS),
+                name="odw-commands",
+                daemon=True,
+            )
+        )
+        self.threads.append(
+            threading.Thread(
+                target=self.reconciler.run,
+                args=(self.stop_event,),
+                name="odw-reconciler",
+                daemon=True,
+            )
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings, store: Store) -> AppHost | None:
+        """The host for `odw serve`, or None when the App's credentials are not set."""
+        if settings.app_id is None or settings.private_key_path is None:
+            log.info("ODW_APP_ID / ODW_PRIVATE_KEY_PATH unset: webhooks are stored, not acted on")
+            return None
+        return cls(
+            store,
+            GitHubApp.from_settings(settings),
+            HostConfig(
+                data_dir=settings.data_dir / "apphost",
+                bot_login=f"{settings.app_slug}[bot]",
+                details_url=settings.public_url or None,
+                retry_base_seconds=settings.retry_base_seconds,
+                lease_seconds=settings.effect_lease_seconds,
+            ),
+            executors=max(1, settings.executors),
+            reconcile_seconds=settings.reconcile_seconds,
+            poll_seconds=settings.poll_seconds,
+        )
+
+    def start(self) -> AppHost:
+        for t in self.threads:
+            t.start()
+        return self
+
+    def stop(self, timeout: float = 20.0) -> None:
+        self.stop_event.set()
+        self.executor.wake.set()
+        for t in self.threads:
+            t.join(timeout)

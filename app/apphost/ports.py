@@ -1,0 +1,256 @@
+"""The engine's ports over GitHub (app/github) and git (app/gitops) for one run.
+
+The same `perform` local mode uses calls these: a stage is a workflow_dispatch
+of `odw-stage.yml` on the task branch (its completion comes back later through
+a `workflow_run` webhook or the reconciler), an integration is the squash
+integrator on the App's mirror pushing with the installation token through
+GIT_ASKPASS, and assessment and salvage are local mode's own, over the App's
+bare clone of the repository. Nothing here decides; it only does and reports.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from app.apphost.pr_landing import RunLanding
+from app.core.effects import DispatchStage, Integrate, PostCheck, PostComment
+from app.core.effects import FlushRemediation as Flush
+from app.core.identity import INTEGRATOR_IDENTITY, Identity
+from app.core.integration import IntegrationReport
+from app.core.naming import slug
+from app.core.roadmap import Roadmap
+from app.engine.ports import (
+    AllowOneReset,
+    AssessPort,
+    Clock,
+    GateJudgePort,
+    IntegratePort,
+    LiveAttempt,
+    NotifyPort,
+    PortFault,
+    SalvagePort,
+    StageCompletion,
+    StagePort,
+)
+from app.github.client import RepositoryClient
+from app.github.errors import GitHubError
+from app.github.ports import DispatchedRun
+from app.gitops import IntegrationInputError, MergeLock, integrate
+from app.gitops.auth import TOKEN_ENV, askpass_script
+from app.gitops.integrate import PROTECTED_BASE
+from app.gitops.landed import landed_state
+from app.gitops.pr_checks import CHECKS_WAKE
+from app.gitops.pr_integrate import PullSide, integrate_via_pull
+from app.gitops.runner import GitError, GitRunner, git
+from app.local.evidence import LocalAssessor, LocalSalvager
+from app.local.repo import REMOTE, ROADMAP_PATH, LocalRepo, RepoError
+
+log = logging.getLogger("odw.apphost")
+# Required checks of a task's pull request are re-read this often when no
+# check_suite / check_run / status webhook wakes the landing first.
+PR_CHECKS_POLL = 15.0
+
+WORKFLOW = "odw-stage.yml"
+WORKFLOW_PATH = f".github/workflows/{WORKFLOW}"
+
+
+def git_url(api_url: str, repository: str) -> str:
+    """The repository's HTTPS git URL from the API URL (github.com or GHES `/api/v3`)."""
+    api = api_url.rstrip("/")
+    host = api.removesuffix("/api/v3")
+    if api == "https://api.github.com":
+        host = "https://github.com"
+    return f"{host}/{repository}.git"
+
+
+def attempt_dir(run_dir: Path, task: str, stage: str, attempt: int, lane: str) -> Path:
+    """Where an attempt's verdict artifact is unpacked (local mode's layout)."""
+    return run_dir / "stages" / slug(task) / f"{stage}-{attempt}{('-' + lane) if lane else ''}"
+
+
+def app_repo(data_dir: Path, installation: int, repository: str, url: str, token: str) -> LocalRepo:
+    """The App's bare clone of `repository` (for evidence and salvage), authenticated
+    for network calls through GIT_ASKPASS; created on first use."""
+    path = data_dir / "clones" / str(installation) / f"{repository}.git"
+    if not (path / "HEAD").is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        git(path.parent, "init", "--quiet", "--bare", str(path))
+        git(path, "remote", "add", REMOTE, url)
+    env = {"GIT_ASKPASS": str(askpass_script(data_dir)), TOKEN_ENV: token}
+    return LocalRepo(path=path, common_dir=path, origin_url=url, env=env)
+
+
+@dataclass
+class ActionsStages:
+    """`StagePort.start` as a workflow_dispatch; completions arrive as inputs later."""
+
+    client: RepositoryClient
+    run_id: str
+    base_sha: str
+    again: bool = False
+    # The task branch is known to exist (saved with the task's GitHub handles).
+    branch_ready: bool = False
+    dispatched: dict[str, DispatchedRun] = field(default_factory=dict)
+
+    def start(self, dispatch: DispatchStage) -> None:
+        if self.again:
+            found = _find_by_token(self.client, dispatch.branch, dispatch.token)
+            if found is not None:
+                self.dispatched[dispatch.key] = found
+                return
+        if not self.branch_ready:
+            # The branch starts from the base as it is now: a task after its
+            # dependencies sees their landed work.
+            contents = self.client.contents
+            if contents.branch_sha(dispatch.branch) is None:
+                head = contents.branch_sha(dispatch.base) or self.base_sha
+                self.client.refs.create_branch(dispatch.branch, head)
+            self.branch_ready = True
+        inputs = {
+            "stage": dispatch.stage,
+            "task": dispatch.task,
+            "token": dispatch.token,
+            "run-id": self.run_id,
+        }
+        self.dispatched[dispatch.key] = self.client.dispatch.dispatch(
+            WORKFLOW, dispatch.branch, inputs, dispatch.token
+        )
+
+    def wait(self, timeout: float | None) -> list[StageCompletion]:
+        return []  # the App never waits: completions are webhook inputs
+
+    def recover(self, attempts: Sequence[LiveAttempt]) -> list[StageCompletion]:
+        return []  # the reconciler polls dispatched runs instead
+
+
+def _find_by_token(client: RepositoryClient, branch: str, token: str) -> DispatchedRun | None:
+    for run in client.runs.list_runs(WORKFLOW, branch=branch, event="workflow_dispatch"):
+        if token in run.display_title:
+            return DispatchedRun(run.id, run.html_url, "run-name token")
+    return None
+
+
+@dataclass
+class MirrorIntegrator:
+    """The squash integrator on the App's mirror, pushing with the installation token."""
+
+    client: RepositoryClient
+    url: str
+    run_id: str
+    roadmap: Roadmap
+    data_dir: Path
+    lock: MergeLock
+    identity: Identity | None
+    delete_branches: bool = True
+    method: str = "push"  # `.github/odw.yml` `integration`: push | pull-request
+    landing: RunLanding | None = None  # remembers a base that refused pushes
+
+    def integrate(self, request: Integrate) -> IntegrationReport:
+        task = self.roadmap.get(request.task)
+        title = task.headline if task is not None else None
+        try:
+            token = self.client.git_token(write=True)
+            protected = self.landing is not None and self.landing.protected()
+            if self.method != "pull-request" and not protected:
+                report = integrate(
+                    self.url,
+                    request.base,
+                    request.branch,
+                    request.task,
+                    run_id=self.run_id,
+                    lock=self.lock,
+                    data_dir=self.data_dir,
+                    roadmap_path=ROADMAP_PATH,
+                    title=title,
+                    token=token,
+                    delete_branch=self.delete_branches,
+                    identity=self.identity or INTEGRATOR_IDENTITY,
+                )
+                if report.ok or PROTECTED_BASE not in (report.summary or ""):
+                    return report
+                if self.landing is not None:
+                    self.landing.mark_protected(request.base)
+            return integrate_via_pull(
+                self.url,
+                request.base,
+                request.branch,
+                request.task,
+                run_id=self.run_id,
+                lock=self.lock,
+                data_dir=self.data_dir,
+                github=PullSide(
+                    pulls=self.client.pulls,
+                    checks=self.client.check_states,
+                    protection=self.client.protection,
+                    wake=CHECKS_WAKE,
+                    poll=PR_CHECKS_POLL,
+                ),
+                roadmap_path=ROADMAP_PATH,
+                title=title,
+                token=token,
+                delete_branch=self.delete_branches,
+                identity=self.identity or INTEGRATOR_IDENTITY,
+            )
+        except IntegrationInputError as exc:
+            return IntegrationReport(summary=f"integration refused its input: {exc}")
+        except Exception as exc:  # the integrator died: never retried blindly
+            raise PortFault("infra", f"integrator crashed: {type(exc).__name__}: {exc}") from exc
+
+    def inspect(self, request: Integrate) -> IntegrationReport | None:
+        """A landing visible on the base (trailer and ticked box), else None."""
+        try:
+            token = self.client.git_token()
+            repo = app_repo(
+                self.data_dir, self.client.installation_id, self.client.full_name, self.url, token
+            )
+            repo.fetch(request.base)
+            state = landed_state(
+                GitRunner(),
+                repo.path,
+                f"refs/remotes/{REMOTE}/{request.base}",
+                request.task,
+                ROADMAP_PATH,
+            )
+        except (RepoError, GitError, GitHubError):
+            return None
+        if not (state.landed and state.ticked):
+            return None
+        sha = state.commits[0]
+        return IntegrationReport.landed(
+            sha=sha, attempts=0, summary=f"found on {request.base} as {sha}: landed before"
+        )
+
+
+class KeepNotices:
+    """The core's own check and comment texts are not posted: the App renders its
+    views from the run state (`views.py`). Kept for tests and logs."""
+
+    def __init__(self) -> None:
+        self.published: list[PostCheck | PostComment | Flush] = []
+
+    def publish(self, effect: PostCheck | PostComment | Flush) -> None:
+        self.published.append(effect)
+
+
+@dataclass
+class AppPorts:
+    """What `perform` needs, for one run and one effect."""
+
+    stages: StagePort
+    integrator: IntegratePort
+    assessor: AssessPort
+    salvager: SalvagePort
+    judge: GateJudgePort = field(default_factory=AllowOneReset)
+    notifier: NotifyPort = field(default_factory=KeepNotices)
+    clock: Clock = field(default=lambda: datetime.now(UTC))
+
+
+def evidence_ports(
+    repo: LocalRepo, run_dir: Path, identity: Identity | None
+) -> tuple[LocalAssessor, LocalSalvager]:
+    """Local mode's assessor and salvager, over the App's clone and the run's artifacts."""
+    return LocalAssessor(repo, run_dir), LocalSalvager(repo, run_dir, identity)

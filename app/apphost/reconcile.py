@@ -1,0 +1,125 @@
+"""The reconciler: what webhooks did not say, found by asking (at start and periodically).
+
+GitHub never redelivers a webhook by itself, so for every open run: each live
+attempt's workflow run is read again (found by the dispatch's recorded id,
+else by its token in the workflow's run list) and a completed one is ingested
+exactly as its `workflow_run` event would have been; a run that vanished,
+or one still not finished past its stage deadline, is an infra fault; then
+the run's views are brought up to date.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from app.apphost import api
+from app.apphost.executor import Executor
+from app.apphost.ports import WORKFLOW
+from app.apphost.runs import RunKey, open_runs, run_meta
+from app.apphost.step import VIEWS, load_state, views_key
+from app.core.inputs import StageFinished
+from app.core.judging import Fault
+from app.core.keys import attempt_key
+from app.github.client import RepositoryClient
+from app.github.errors import NotFound
+from app.github.ports import WorkflowRun
+
+log = logging.getLogger("odw.apphost")
+
+GRACE_SECONDS = 600.0  # past a stage's deadline, for queueing and upload
+
+
+class Reconciler:
+    def __init__(self, executor: Executor, interval: float = 300.0) -> None:
+        self.executor = executor
+        self.interval = interval
+
+    def run(self, stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                self.pass_once()
+            except Exception:
+                log.exception("reconciler pass")
+            stop.wait(self.interval)
+
+    def pass_once(self) -> dict[str, int]:
+        """One pass over every open run; counts of what it found."""
+        found = {"ingested": 0, "vanished": 0, "overdue": 0, "runs": 0}
+        store = self.executor.store
+        for run_id in open_runs(store):
+            found["runs"] += 1
+            state = load_state(store, run_id)
+            meta = run_meta(store, run_id)
+            key = RunKey.from_json(meta["key"])
+            client = self.executor.client(key)
+            for t, a in state.live_attempts():
+                record = _dispatch_record(store, run_id, t.id, a.stage, a.number, a.lane)
+                if record is None:
+                    continue  # not dispatched yet: the outbox still holds it
+                run = self._find(client, record, t.branch, a.token)
+                if run is None:
+                    found["vanished"] += 1
+                    self._fault(run_id, t.id, a.stage, a.token, "vanished (no such workflow run)")
+                    continue
+                if run.status == "completed":
+                    if api.request_ingest(
+                        store,
+                        installation=key.installation,
+                        repository=key.repository,
+                        workflow_run=run.id,
+                        attempt=run.run_attempt,
+                    ):
+                        found["ingested"] += 1
+                    continue
+                age = store.clock() - float(record.get("dispatchedAt") or store.clock())
+                if age > float(record.get("deadline") or 3600.0) + GRACE_SECONDS:
+                    found["overdue"] += 1
+                    self._fault(run_id, t.id, a.stage, a.token, f"overdue ({run.status})")
+            store.outbox.enqueue(
+                views_key(run_id, state.version) + f"/r{int(store.clock())}",
+                VIEWS,
+                {"run_id": run_id},
+                run_id=run_id,
+            )
+        if any(found[k] for k in ("ingested", "vanished", "overdue")):
+            log.info("reconciler: %s", found)
+        self.executor.wake.set()
+        return found
+
+    def _find(
+        self, client: RepositoryClient, record: dict[str, Any], branch: str, token: str
+    ) -> WorkflowRun | None:
+        wf_id = record.get("workflowRun")
+        if wf_id:
+            try:
+                return client.runs.get_run(int(wf_id))
+            except NotFound:
+                return None
+        for run in client.runs.list_runs(WORKFLOW, branch=branch, event="workflow_dispatch"):
+            if token in run.display_title:
+                return run
+        return None
+
+    def _fault(self, run_id: str, task: str, stage: str, token: str, why: str) -> None:
+        api.submit(
+            self.executor.store,
+            run_id,
+            StageFinished(
+                at=self.executor.clock(),
+                task=task,
+                stage=stage,
+                token=token,
+                fault=Fault(kind="infra", detail=f"stage run {why}"),
+            ),
+        )
+
+
+def _dispatch_record(
+    store: Any, run_id: str, task: str, stage: str, attempt: int, lane: str
+) -> dict[str, Any] | None:
+    entry = store.outbox.get(attempt_key(run_id, task, stage, attempt, lane))
+    if entry is None or entry.status != "done" or not isinstance(entry.result, dict):
+        return None
+    return entry.result

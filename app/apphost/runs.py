@@ -1,0 +1,70 @@
+"""Runs of the App: keyed by installation, repository and base; one open run per key.
+
+A run's identity and what it was started from (the pinned base SHA, the
+repository's settings) live in its projection's data; the event log is the
+core's. `find_open` is how every input finds the run it belongs to.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection
+
+from app.store import Store
+
+OPEN = "running"
+FINISHED = "finished"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class RunKey:
+    installation: int
+    repository: str  # OWNER/NAME
+    base: str
+
+    def label(self) -> str:
+        return f"{self.repository}@{self.base}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"installation": self.installation, "repository": self.repository, "base": self.base}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunKey:
+        return cls(int(data["installation"]), str(data["repository"]), str(data["base"]))
+
+
+def new_run_id(key: RunKey, now: datetime | None = None) -> str:
+    """`gh-<owner>-<name>-<base>-<UTC stamp>-<random>`: readable in logs, unique."""
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    owner_name = _UNSAFE.sub("-", key.repository.replace("/", "-"))
+    return f"gh-{owner_name}-{_UNSAFE.sub('-', key.base)}-{stamp}-{secrets.token_hex(3)}"
+
+
+def find_open(store: Store, key: RunKey, *, tx: Connection | None = None) -> str | None:
+    """The open run of `key`, if any (there is at most one)."""
+    for view in store.projections.runs(status=OPEN):
+        if view.data.get("key") == key.to_json():
+            return view.run_id
+    return None
+
+
+def run_key(store: Store, run_id: str, *, tx: Connection | None = None) -> RunKey | None:
+    view = store.projections.run(run_id, tx=tx)
+    if view is None or "key" not in view.data:
+        return None
+    return RunKey.from_json(view.data["key"])
+
+
+def run_meta(store: Store, run_id: str, *, tx: Connection | None = None) -> dict[str, Any]:
+    view = store.projections.run(run_id, tx=tx)
+    return dict(view.data) if view is not None else {}
+
+
+def open_runs(store: Store) -> list[str]:
+    return [v.run_id for v in store.projections.runs(status=OPEN) if "key" in v.data]

@@ -1,0 +1,248 @@
+"""Bring a run's GitHub views up to date with its state: checks, PRs, status comments.
+
+Run after every decide step (an `app-views` outbox entry) and by the
+reconciler. Idempotent and cheap when nothing changed: each view's digest is
+kept with its GitHub id in `run_tasks` (task "" is the run), and a view is
+written only when its digest moved. Ids are saved right after each create, so
+a crash repeats at most a lookup (the check run by `external_id`, the comment
+by its hidden marker), never a second check run or comment.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.apphost import pr_landing, views
+from app.apphost.ports import attempt_dir
+from app.core.state import RunState, TaskState
+from app.core.verdict import Verdict
+from app.github.client import RepositoryClient
+from app.github.errors import NotFound, Unprocessable
+from app.github.ports import CheckRunFields
+from app.store import Store
+
+log = logging.getLogger("odw.apphost")
+
+RUN = ""  # run_tasks row of the run itself
+EXECUTOR_NOTES = frozenset({"jobUrl", "branch"})
+
+
+@dataclass
+class ViewSync:
+    store: Store
+    client: RepositoryClient
+    run_id: str
+    run_dir: Path
+    base_sha: str
+    bot_login: str
+    repository_url: str = ""
+    details_url: str | None = None
+    # A sync taken over from an executor that died mid-way: what it may have
+    # created without saving is looked up first (check by external id, comment
+    # by marker), so nothing is created twice.
+    again: bool = False
+
+    def sync(self, s: RunState) -> None:
+        handles = self.store.projections.tasks(self.run_id)
+        links = self._links(handles)
+        for t in s.tasks.values():
+            if not _shown(t):
+                continue
+            h = handles.setdefault(t.id, {})
+            latest = latest_verdict(self.run_dir, t)
+            self._pull(s, t, h, latest)
+            links = self._links(handles)
+            self._task_check(s, t, h, links, latest)
+            links = self._links(handles)
+            self._assessment(s, t, h)
+            self._comment(s, t, h, links, latest)
+            self._close(t, h)
+        run = handles.setdefault(RUN, {})
+        self._check(run, "run", views.run_check(s, self._links(handles)), self.base_sha)
+
+    # -- pieces ----------------------------------------------------------------
+
+    def _links(self, handles: dict[str, dict[str, Any]]) -> views.Links:
+        return views.Links(
+            pulls={k: v["pullUrl"] for k, v in handles.items() if v.get("pullUrl")},
+            checks={k: v["checkUrl"] for k, v in handles.items() if v.get("checkUrl")},
+            jobs={k: v["jobUrl"] for k, v in handles.items() if v.get("jobUrl")},
+            repository_url=self.repository_url,
+            notice=pr_landing.notice(handles),
+        )
+
+    def _save(self, task: str, h: dict[str, Any]) -> None:
+        """Save what the sync owns; the executor's notes (job URL, branch) stay as stored."""
+        fresh = self.store.projections.tasks(self.run_id).get(task, {})
+        fresh.update({k: v for k, v in h.items() if k not in EXECUTOR_NOTES})
+        h.update({k: v for k, v in fresh.items() if k in EXECUTOR_NOTES})
+        self.store.projections.put_task(self.run_id, task, fresh.get("status", "shown"), fresh)
+
+    def _check(
+        self, h: dict[str, Any], slot: str, view: views.CheckView, head_sha: str, task: str = RUN
+    ) -> None:
+        """Create the check run on `head_sha`, or update it; a new head gets a new run."""
+        digest = view.digest()
+        if h.get(f"{slot}Digest") == digest and h.get(f"{slot}Head") == head_sha:
+            return
+        fields = CheckRunFields(
+            status=view.status,
+            conclusion=view.conclusion,
+            title=view.title,
+            summary=view.summary,
+            text=view.text,
+            external_id=view.external_id,
+            details_url=view.details_url or self.details_url,
+            actions=view.actions,
+        )
+        existing = h.get(f"{slot}Id")
+        if self.again and h.get(f"{slot}Head") != head_sha:
+            found = [
+                c
+                for c in self.client.checks.check_runs_for_ref(head_sha, name=view.name)
+                if c.external_id == view.external_id
+            ]
+            if found:
+                existing, h[f"{slot}Head"] = found[0].id, head_sha
+        if existing and h.get(f"{slot}Head") == head_sha:
+            run = self.client.checks.update_check_run(int(existing), fields)
+        else:
+            run = self.client.checks.create_check_run(view.name, head_sha, fields)
+            if existing and not h.get(f"{slot}Done"):
+                # Moved to a new head: the old run is concluded, never left spinning.
+                old = views.superseded_check(view.name, head_sha)
+                self.client.checks.update_check_run(
+                    int(existing),
+                    CheckRunFields(
+                        status=old.status,
+                        conclusion=old.conclusion,
+                        title=old.title,
+                        summary=old.summary,
+                    ),
+                )
+        h[f"{slot}Id"], h[f"{slot}Head"], h[f"{slot}Digest"] = run.id, head_sha, digest
+        h[f"{slot}Done"] = view.conclusion is not None
+        if slot == "check" and run.html_url:
+            h["checkUrl"] = run.html_url
+        if slot == "run" and run.html_url:
+            h["runUrl"] = run.html_url  # the run check, linked from command replies
+        self._save(task, h)
+
+    def _head(self, t: TaskState, h: dict[str, Any], latest: Verdict | None) -> str:
+        if latest is not None and latest.head_after:
+            return latest.head_after
+        return str(h.get("checkHead") or self.base_sha)
+
+    def _task_check(
+        self,
+        s: RunState,
+        t: TaskState,
+        h: dict[str, Any],
+        links: views.Links,
+        latest: Verdict | None,
+    ) -> None:
+        head = self._head(t, h, latest)
+        self._check(h, "check", views.task_check(s, t, links, latest), head, t.id)
+
+    def _assessment(self, s: RunState, t: TaskState, h: dict[str, Any]) -> None:
+        view = views.assessment_check(s, t)
+        if view is not None:
+            head = (t.salvage.sha if t.salvage and t.salvage.sha else None) or str(
+                h.get("checkHead") or self.base_sha
+            )
+            self._check(h, "assessment", view, head, t.id)
+
+    def _pull(self, s: RunState, t: TaskState, h: dict[str, Any], latest: Verdict | None) -> None:
+        """One draft PR per task, once its branch has commits; its body kept current."""
+        plan = _plan_committed(t, latest)
+        body = views.pull_body(s, t, plan)
+        if h.get("pull"):
+            if h.get("bodyDigest") != views.digest(body) and t.status != "landed":
+                self.client.pulls.update_pull(int(h["pull"]), body=body)
+                h["bodyDigest"] = views.digest(body)
+                self._save(t.id, h)
+            return
+        if not t.branch_started or latest is None or (not latest.commits and not plan):
+            return
+        found = self.client.pulls.find_pull(t.branch, s.base)
+        if found is None:
+            try:
+                found = self.client.pulls.create_pull(
+                    t.branch, s.base, views.pull_title(s, t), body, draft=True
+                )
+            except Unprocessable as exc:  # no commits between the branch and the base yet
+                log.info("no pull request for %s yet: %s", t.branch, exc)
+                return
+        else:
+            h["adopted"] = True  # a PR we may have opened before a crash: look for its comment
+        h["pull"], h["pullUrl"], h["bodyDigest"] = found.number, found.html_url, views.digest(body)
+        self._save(t.id, h)
+
+    def _comment(
+        self,
+        s: RunState,
+        t: TaskState,
+        h: dict[str, Any],
+        links: views.Links,
+        latest: Verdict | None,
+    ) -> None:
+        if not h.get("pull"):
+            return
+        body = views.status_comment(s, t, links, latest, landed_note=t.status == "landed")
+        digest = views.digest(body)
+        if h.get("commentDigest") == digest:
+            return
+        number, comments = int(h["pull"]), self.client.comments
+        if not h.get("comment") and (h.get("adopted") or self.again):
+            found = comments.find_marked_comment(number, views.marker(t.id), self.bot_login)
+            if found is not None:
+                h["comment"] = found.id
+        if h.get("comment"):
+            try:
+                comments.edit_comment(int(h["comment"]), body)
+            except NotFound:  # someone deleted it: recreate it once
+                h["comment"] = comments.create_comment(number, body).id
+        else:
+            h["comment"] = comments.create_comment(number, body).id
+        h["commentDigest"] = digest
+        self._save(t.id, h)
+
+    def _close(self, t: TaskState, h: dict[str, Any]) -> None:
+        """A landed task's PR is closed (the squash landed by push), after its comment."""
+        if t.status != "landed" or not h.get("pull") or h.get("closed"):
+            return
+        pull = self.client.pulls.get_pull(int(h["pull"])) if h.get("adopted") else None
+        if pull is None or pull.state == "open":
+            self.client.pulls.update_pull(int(h["pull"]), state="closed")
+        h["closed"] = True
+        h["status"] = "landed"
+        self._save(t.id, h)
+
+
+def _shown(t: TaskState) -> bool:
+    """A task gets views once it has started (or stopped, or landed)."""
+    return bool(t.attempts) or t.status in ("landed", "failed", "infra-fault")
+
+
+def _plan_committed(t: TaskState, latest: Verdict | None) -> bool:
+    done = t.attempts.get("design-review", 0) > 0 or t.attempts.get("implement", 0) > 0
+    return done or (latest is not None and latest.stage == "plan" and latest.passed)
+
+
+def latest_verdict(run_dir: Path, t: TaskState) -> Verdict | None:
+    """The newest verdict unpacked for the task (any stage), if any."""
+    root = attempt_dir(run_dir, t.id, "x", 0, "").parent
+    newest: tuple[float, Path] | None = None
+    for path in root.glob("*/verdict.json") if root.is_dir() else []:
+        mtime = path.stat().st_mtime
+        if newest is None or mtime > newest[0]:
+            newest = (mtime, path)
+    if newest is None:
+        return None
+    try:
+        return Verdict.model_validate_json(newest[1].read_text("utf-8"))
+    except (OSError, ValueError):
+        return None

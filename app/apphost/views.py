@@ -1,0 +1,425 @@
+"""Every text ODW puts on GitHub, rendered in one place from the run's state.
+
+Check runs (`ODW · run`, `ODW · <id>`, `ODW · <id> · assessment`, `ODW ·
+config`), the one status comment per pull request (found again by its hidden
+marker) and the pull request's title and body. Pure: state in, text out.
+Everything that came from outside ODW (roadmap titles, success criteria, gate
+output, verdict reasons, assessment rationale, branch names) goes through
+`untrusted`, the one door to `app.core.sanitize.sanitize_markdown` (control,
+bidi and zero-width characters and HTML comments stripped, mentions
+neutralised, raw HTML escaped so no hidden marker can be forged), or, for
+verbatim text, `markdown_code_block` (a fence the text cannot close).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+
+from app.commands.buttons import actions_for
+from app.core.naming import execplan_path
+from app.core.result import run_result
+from app.core.sanitize import markdown_code_block, sanitize_markdown, truncate
+from app.core.state import RunState, TaskState
+from app.core.verdict import Verdict
+from app.github.ports import CheckAction
+
+SUMMARY_LIMIT = 65_535
+TITLE_LIMIT = 120
+TAIL_LIMIT = 4_000
+RUN_CHECK = "ODW · run"
+CONFIG_CHECK = "ODW · config"
+MARKER = "<!-- odw:status v1 task={task} -->"
+
+
+def untrusted(text: str | None, limit: int | None = None) -> str:
+    """Text from outside ODW, made safe to show (the one place it is done)."""
+    clean = sanitize_markdown(text or "")
+    return truncate(clean, limit) if limit is not None else clean
+
+
+def code(text: str | None) -> str:
+    """Inline code that cannot be closed from inside."""
+    clean = untrusted(text, 200).replace("`", "'").replace("\n", " ")
+    return f"`{clean}`"
+
+
+def cell(text: str | None, limit: int = 300) -> str:
+    """A Markdown table cell: no pipes or line breaks from the text."""
+    return untrusted(text, limit).replace("|", "\\|").replace("\n", " ")
+
+
+def task_check_name(task_id: str) -> str:
+    return f"ODW · {task_id}"
+
+
+def assessment_check_name(task_id: str) -> str:
+    return f"ODW · {task_id} · assessment"
+
+
+def marker(task_id: str) -> str:
+    return MARKER.format(task=untrusted(task_id, 100).replace("-->", ""))
+
+
+@dataclass(frozen=True)
+class CheckView:
+    name: str
+    title: str
+    summary: str
+    conclusion: str | None  # None while in progress
+    text: str | None = None
+    external_id: str | None = None
+    actions: tuple[CheckAction, ...] | None = None  # None: leave the buttons alone
+    details_url: str | None = None  # the current stage's Actions run, when known
+
+    @property
+    def status(self) -> str:
+        return "in_progress" if self.conclusion is None else "completed"
+
+    def digest(self) -> str:
+        return digest(asdict(self))
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where things are on GitHub, for one run (filled by the sync as it learns them)."""
+
+    pulls: Mapping[str, str] = field(default_factory=dict)  # task id -> PR URL
+    checks: Mapping[str, str] = field(default_factory=dict)  # task id -> check URL
+    jobs: Mapping[str, str] = field(default_factory=dict)  # task id -> last Actions run URL
+    repository_url: str = ""
+    notice: str = ""  # said once on the run check (branch protection: landing through PRs)
+
+
+def digest(data: object) -> str:
+    raw = json.dumps(data, sort_keys=True, default=str).encode()
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+def fit(text: str) -> str:
+    """At most GitHub's 65,535 characters, saying so when cut."""
+    if len(text) <= SUMMARY_LIMIT:
+        return text
+    note = "\n\n… (cut: GitHub takes at most 65,535 characters here)"
+    return text[: SUMMARY_LIMIT - len(note)] + note
+
+
+def one_line(text: str, limit: int = TITLE_LIMIT) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+# -- the run ------------------------------------------------------------------
+
+
+def run_check(s: RunState, links: Links) -> CheckView:
+    result = run_result(s)
+    rows = result["results"]
+    landed = sum(1 for r in rows if r["status"] == "landed")
+    failed = [r["id"] for r in rows if r["status"] in ("failed", "infra-fault")]
+    running = sum(1 for r in rows if r["status"] == "running")
+    parts = [f"{landed} of {len(rows)} landed"]
+    if failed:
+        parts.append(f"{len(failed)} failed ({', '.join(untrusted(f, 40) for f in failed[:3])})")
+    if running:
+        parts.append(f"{running} running")
+    halted = result.get("halted")
+    if s.ended:
+        conclusion = "failure" if halted or failed else "success"
+    elif s.stop is not None and not running:
+        conclusion = "action_required"
+    else:
+        conclusion = None
+    if halted:
+        parts.append("halted")
+    # No stage column: the run check changes when a task's status does, not at every
+    # stage (each task's own check run shows its stage), which keeps writes few.
+    lines = [
+        f"**Run** `{untrusted(s.run_id, 200)}` on `{untrusted(s.base, 100)}`",
+        "",
+        "| task | status | pull request |",
+        "|---|---|---|",
+    ]
+    for r in rows:
+        pr = links.pulls.get(r["id"])
+        lines.append(f"| {cell(r['id'])} | {cell(r['status'])} | {f'[PR]({pr})' if pr else ''} |")
+    if links.notice:
+        lines += ["", f"**Note:** {links.notice}"]
+    lines += ["", f"**halted:** {cell(halted or 'no')}"]
+    metrics = result.get("faultMetrics") or {}
+    lines.append("**faultMetrics:** " + ", ".join(f"{k} {v}" for k, v in sorted(metrics.items())))
+    if s.moves:
+        lines += ["", "**Operator moves:**"]
+        for m in s.moves[-10:]:
+            what = f"{m.get('move')} {m.get('task') or ''}".strip()
+            note = f" — refused: {m['rejected']}" if m.get("rejected") else ""
+            lines.append(f"- {cell(what)} by {cell(m.get('by'))}{cell(note)}")
+    return CheckView(
+        RUN_CHECK,
+        one_line(" · ".join(parts)),
+        fit("\n".join(lines)),
+        conclusion,
+        external_id=f"run:{s.run_id}"[:255],
+    )
+
+
+def superseded_check(name: str, head_sha: str) -> CheckView:
+    """What a task's check run on an older head says once it moved to `head_sha`."""
+    return CheckView(
+        name,
+        one_line(f"superseded: moved to {head_sha[:12]}"),
+        f"This check moved to the branch's new head `{head_sha}`.",
+        "cancelled",
+    )
+
+
+def config_check(path: str, field_name: str, line: int | None, message: str) -> CheckView:
+    where = (
+        f"{path}" + (f" line {line}" if line else "") + (f", {field_name}" if field_name else "")
+    )
+    return CheckView(
+        CONFIG_CHECK,
+        one_line(f"invalid {where}: {untrusted(message, 200)}"),
+        fit(
+            f"ODW read `{untrusted(path, 200)}` on this commit and could not use it.\n\n"
+            f"- **file:** `{untrusted(path, 200)}`\n"
+            f"- **field:** {code(field_name or '(top level)')}\n"
+            f"- **line:** {line if line else 'unknown'}\n"
+            f"- **problem:** {cell(message, 2000)}\n\n"
+            "Nothing was dispatched. Fix the file on the base branch; the next push "
+            "(or `odw app run`) reads it again."
+        ),
+        "failure",
+    )
+
+
+# -- one task -------------------------------------------------------------------
+
+
+def _task_title(s: RunState, t: TaskState) -> str:
+    roadmap = s.roadmap
+    task = roadmap.get(t.id) if roadmap is not None else None
+    return untrusted(task.headline if task is not None else t.id, 200)
+
+
+def _stage_rows(t: TaskState) -> list[str]:
+    rows = ["| stage | attempts |", "|---|---|"]
+    for stage, n in t.attempts.items():
+        mark = " ← current" if stage == t.stage and t.status == "running" else ""
+        rows.append(f"| {cell(stage)}{mark} | {n} |")
+    return rows
+
+
+def _verdict_block(latest: Verdict | None) -> list[str]:
+    if latest is None:
+        return []
+    lines = [
+        "",
+        f"**Last verdict:** {cell(latest.stage)} — {'passed' if latest.passed else 'failed'}",
+        "",
+        "| check | status | reason |",
+        "|---|---|---|",
+    ]
+    for c in latest.checks:
+        lines.append(f"| {cell(c.name)} | {cell(c.status)} | {cell(c.reason, 400)} |")
+    return lines
+
+
+def _tails(latest: Verdict | None) -> str | None:
+    if latest is None:
+        return None
+    parts = []
+    for g in latest.gates:
+        tail = g.tail or ""
+        cut = len(tail) - TAIL_LIMIT
+        note = f" (last {TAIL_LIMIT} characters; {cut} cut)" if cut > 0 else ""
+        parts.append(
+            f"<details><summary>{cell(g.command, 200)}: exit {g.code}{note}</summary>\n\n"
+            f"{markdown_code_block(tail[-TAIL_LIMIT:])}</details>"
+        )
+    return fit("\n\n".join(parts)) if parts else None
+
+
+def next_moves(t: TaskState) -> list[str]:
+    """The operator's next moves for a task that stopped, as commands."""
+    i = untrusted(t.id, 60)
+    if t.status in ("failed", "infra-fault", "deferred"):
+        return [
+            f"`/odw retry {i}` — start the task again from {cell(t.stage or 'plan')}",
+            f'`/odw complete {i} --reason "..."` — accept the stopped stage and go on',
+            f"`/odw rearm {i}` — retry with new budgets",
+        ]
+    return []
+
+
+def task_conclusion(t: TaskState) -> str | None:
+    if t.status == "landed":
+        return "success"
+    if t.status in ("failed", "infra-fault"):
+        return "failure"
+    if t.status in ("deferred", "manual-merge-ready"):
+        return "action_required"
+    if t.status == "blocked":
+        return "neutral"
+    return None
+
+
+def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) -> CheckView:
+    title_text = _task_title(s, t)
+    conclusion = task_conclusion(t)
+    if t.status == "landed":
+        head = f"landed as {(t.landed_sha or '')[:12]}"
+    elif t.status == "running":
+        head = f"running {t.stage} (attempt {t.attempts.get(t.stage or '', 0)})"
+    else:
+        head = f"{t.status} at {t.stage or '-'}: {untrusted(t.detail, 80)}"
+    moves = next_moves(t)
+    if moves:
+        head += f"; /odw retry {t.id}"
+    job = links.jobs.get(t.id)
+    lines = [
+        f"**{cell(t.id)}** {title_text} · branch `{untrusted(t.branch, 100)}`"
+        + (f" · [last Actions run]({job})" if job else ""),
+        "",
+        *_stage_rows(t),
+        *_verdict_block(latest),
+    ]
+    if t.detail:
+        lines += ["", f"**Detail:** {cell(t.detail, 2000)}"]
+    if moves:
+        lines += ["", "**Next:** " + " · ".join(moves)]
+    return CheckView(
+        task_check_name(t.id),
+        one_line(head),
+        fit("\n".join(lines)),
+        conclusion,
+        text=_tails(latest),
+        external_id=f"{s.run_id}/{t.id}"[:255],
+        actions=tuple(actions_for(t.status)),
+        details_url=job,
+    )
+
+
+def _assessment_lines(t: TaskState) -> list[str]:
+    a, sv = t.assessment, t.salvage
+    lines: list[str] = []
+    if a is not None:
+        lines += [
+            f"**Assessment:** {cell(a.classification)} — {cell(a.rationale, 1000)}",
+            "",
+            "| evidence | value |",
+            "|---|---|",
+            f"| changes within the task's scope | {'yes' if a.task_scoped else 'no'} |",
+            f"| validation | {cell(', '.join(a.validation) or 'none')} |",
+            f"| missing | {cell('; '.join(a.missing_evidence) or 'nothing', 1000)} |",
+            f"| residual risk | {cell('; '.join(a.residual_risk) or 'none', 1000)} |",
+        ]
+        if a.evidence_error:
+            lines.append(f"| evidence error | {cell(a.evidence_error, 500)} |")
+    if sv is not None:
+        if sv.committed:
+            files = ", ".join(code(f) for f in sv.committed)
+            lines += [
+                "",
+                f"**Salvage:** committed {files} on `{untrusted(t.branch, 100)}` "
+                f"({(sv.sha or '')[:12]}).",
+            ]
+        else:
+            lines += ["", f"**Salvage:** nothing committed — {cell(sv.detail, 1000)}"]
+        if sv.detail and sv.committed:
+            lines.append(f"{cell(sv.detail, 1000)}")
+    return lines
+
+
+def assessment_check(s: RunState, t: TaskState) -> CheckView | None:
+    if t.assessment is None and t.salvage is None:
+        return None
+    a = t.assessment
+    title = f"{a.classification}" if a is not None else "not assessed"
+    if t.salvage is not None:
+        title += f"; salvage: {len(t.salvage.committed)} file(s) committed"
+    lines = _assessment_lines(t)
+    moves = next_moves(t)
+    if moves:
+        lines += ["", "**Next:**", *(f"- {m}" for m in moves)]
+    return CheckView(
+        assessment_check_name(t.id),
+        one_line(title),
+        fit("\n".join(lines)),
+        "action_required" if t.status in ("failed", "infra-fault") else "neutral",
+        external_id=f"{s.run_id}/{t.id}/assessment"[:255],
+    )
+
+
+def status_comment(
+    s: RunState, t: TaskState, links: Links, latest: Verdict | None, landed_note: bool
+) -> str:
+    """The one status comment of the task's pull request (edited in place).
+
+    It changes at milestones only (running, failed, assessed, salvaged, landed):
+    the live stage and attempts are on the task's check run, updated per stage,
+    so the comment costs one edit per milestone, not one per stage.
+    """
+    final = t.status != "running"
+    lines = [
+        marker(t.id),
+        f"### ODW · {cell(t.id)} {_task_title(s, t)}",
+        "",
+        f"**Status:** {cell(t.status)}"
+        + (f" at {cell(t.stage)}" if final and t.stage else "")
+        + ("" if final else " — the check run shows the current stage and attempts"),
+    ]
+    check = links.checks.get(t.id)
+    refs = [f"branch `{untrusted(t.branch, 100)}`"]
+    if check:
+        refs.append(f"[check run]({check})")
+    job = links.jobs.get(t.id)
+    if final and job:  # while running, the check run links the current stage's run
+        refs.append(f"[last Actions run]({job})")
+    lines.append(" · ".join(refs))
+    if final:
+        lines += ["", *_stage_rows(t)]
+    if latest is not None and not latest.passed and t.status != "landed":
+        failed = [c for c in latest.checks if c.status == "failed"]
+        if failed:
+            lines += ["", "**Failed checks:** " + "; ".join(
+                f"{cell(c.name)}: {cell(c.reason, 300)}" for c in failed
+            )]  # fmt: skip
+    if t.status == "landed" and t.landed_sha:
+        url = links.repository_url
+        sha = t.landed_sha
+        link = f"[{sha[:12]}]({url}/commit/{sha})" if url else f"`{sha[:12]}`"
+        lines += ["", f"**Landed** on `{untrusted(s.base, 100)}` as squash commit {link}."]
+        if landed_note:
+            lines.append(
+                "GitHub shows this pull request as closed, not merged: ODW landed it by "
+                "pushing the squash commit to the base, so the merge button was never used."
+            )
+    assessed = _assessment_lines(t)
+    if assessed:
+        lines += ["", "---", *assessed]
+    moves = next_moves(t)
+    if moves:
+        lines += ["", "**Next moves:**", *(f"- {m}" for m in moves)]
+    return fit("\n".join(lines))
+
+
+def pull_title(s: RunState, t: TaskState) -> str:
+    return one_line(f"ODW {t.id}: {_task_title(s, t)}", 250)
+
+
+def pull_body(s: RunState, t: TaskState, plan_committed: bool) -> str:
+    roadmap = s.roadmap
+    task = roadmap.get(t.id) if roadmap is not None else None
+    lines = [f"**Task {cell(t.id)}:** {_task_title(s, t)}", ""]
+    if task is not None and task.success:
+        lines += ["**Success criteria:**", "", untrusted(task.success, 4000), ""]
+    plan = execplan_path(t.id)
+    if plan_committed:
+        lines.append(f"**ExecPlan:** [`{plan}`](../blob/{untrusted(t.branch, 100)}/{plan})")
+    else:
+        lines.append(f"**ExecPlan:** not committed yet (`{plan}`)")
+    lines += ["", "Opened by ODW as a draft; progress is in the status comment below."]
+    return fit("\n".join(lines))

@@ -1,0 +1,1 @@
+"""Maintainers' commands: `/odw ...` comments and check-run buttons."""

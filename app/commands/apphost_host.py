@@ -1,0 +1,149 @@
+"""`CommandHost` over the App host: settings from the base, moves into the open
+run through `app.apphost.api`, launches through its start request, status from
+the stored run."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from app.apphost import api
+from app.apphost.runs import RunKey, find_open
+from app.apphost.settings import ConfigProblem, parse_config
+from app.apphost.step import load_state
+from app.commands.host import Answer, Launch, NoOpenRun, Where
+from app.commands.launch import options_of
+from app.core.inputs import OperatorMove
+from app.core.naming import task_id_from_branch
+from app.core.repo_config import CONFIG_PATH, RepoConfig
+from app.github.client import RepositoryClient
+from app.store import Store
+
+SETTINGS_SECONDS = 30.0
+
+
+class AppCommandHost:
+    def __init__(
+        self,
+        store: Store,
+        client: Callable[[Where], RepositoryClient],
+        wake: Callable[[], None] = lambda: None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.store = store
+        self.client = client
+        self.wake = wake
+        self.clock = clock
+        self._settings: dict[tuple[int, str, str], tuple[float, RepoConfig]] = {}
+        self._lock = threading.Lock()
+
+    def key(self, where: Where) -> RunKey:
+        return RunKey(where.installation, where.repository, where.base)
+
+    def settings(self, where: Where) -> RepoConfig:
+        """`.github/odw.yml` on the base (cached briefly); an invalid file counts as
+        the defaults here, and its own check says what is wrong."""
+        cache_key = (where.installation, where.repository, where.base)
+        now = self.clock()
+        with self._lock:
+            hit = self._settings.get(cache_key)
+        if hit is not None and now - hit[0] < SETTINGS_SECONDS:
+            return hit[1]
+        contents = self.client(where).contents
+        sha = contents.branch_sha(where.base)
+        raw = contents.file_at(CONFIG_PATH, sha) if sha else None
+        try:
+            config = parse_config(raw.decode("utf-8", "replace") if raw else None)
+        except ConfigProblem:
+            config = RepoConfig()
+        with self._lock:
+            self._settings[cache_key] = (now, config)
+        return config
+
+    def task_of_pull(self, where: Where, number: int) -> str | None:
+        head = self.client(where).pulls.get_pull(number).head_ref
+        found = task_id_from_branch(head)
+        return found[0] if found else None
+
+    def _handles(self, where: Where) -> tuple[str | None, dict[str, dict[str, Any]]]:
+        run_id = find_open(self.store, self.key(where))
+        return run_id, (self.store.projections.tasks(run_id) if run_id else {})
+
+    def pull_of_task(self, where: Where, task: str) -> int | None:
+        _, handles = self._handles(where)
+        number = handles.get(task, {}).get("pull")
+        return int(number) if number else None
+
+    def _links(self, handles: dict[str, dict[str, Any]], task: str | None) -> dict[str, Any]:
+        return {
+            "run_check_url": handles.get("", {}).get("runUrl"),
+            "task_pull_url": handles.get(task, {}).get("pullUrl") if task else None,
+        }
+
+    def status(self, where: Where, task: str | None) -> Answer:
+        run_id, handles = self._handles(where)
+        if run_id is None:
+            return Answer(True, f"no ODW run is open on `{where.base}`; `/odw run` starts one")
+        s = load_state(self.store, run_id)
+        if task is not None:
+            t = s.tasks.get(task)
+            if t is None:
+                return Answer(False, f"run `{run_id}` has no open task {task}")
+            tries = t.attempts.get(t.stage or "", 0)
+            text = f"task {task} is **{t.status}**" + (
+                f" at {t.stage} (attempt {tries})" if t.stage else ""
+            )
+            if t.detail:
+                text += f": {t.detail[:300]}"
+            return Answer(True, text, **self._links(handles, task))
+        counts = Counter(t.status for t in s.tasks.values())
+        parts = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+        stop = f"; stopped: {s.stop.kind}" if s.stop is not None else ""
+        return Answer(
+            True, f"run `{run_id}` on `{where.base}`: {parts or 'no tasks'}{stop}",
+            **self._links(handles, None),
+        )  # fmt: skip
+
+    def move(self, where: Where, move: OperatorMove) -> Answer:
+        key = self.key(where)
+        try:
+            step = api.submit_move(
+                self.store, key, move.move, by=move.by, task=move.task, reason=move.reason,
+                overrides=dict(move.overrides),
+            )  # fmt: skip
+        except api.NoOpenRun:
+            raise NoOpenRun(f"no open run for {key.label()}") from None
+        self.wake()
+        _, handles = self._handles(where)
+        links = self._links(handles, move.task)
+        if step.refused:
+            return Answer(False, step.refused, **links)
+        rejected = [e for e in step.events if e.get("type") == "move-rejected"]
+        if rejected:
+            return Answer(False, f"{rejected[-1]['why']}. Nothing was changed.", **links)
+        what = f"{move.move} {move.task}" if move.task else move.move
+        return Answer(True, f"done: {what}.", dispatched=bool(step.effects), **links)
+
+    def launch(self, where: Where, launch: Launch) -> Answer:
+        key = self.key(where)
+        run_id, handles = self._handles(where)
+        if run_id is not None:
+            return Answer(
+                False,
+                f"run `{run_id}` is still open on `{where.base}`; `/odw status` shows it "
+                "(`/odw halt` stops it)",
+                **self._links(handles, launch.task or launch.resume_task),
+            )
+        api.request_start(self.store, key, by=launch.by, options=options_of(launch))
+        self.wake()
+        if launch.resume_mode:
+            what = f"a fresh run recovering surviving branches ({launch.resume_mode} mode"
+            what += f", task {launch.resume_task})" if launch.resume_task else ")"
+        else:
+            what = "a dry run" if launch.dry_run else "a run"
+            what += f" of task {launch.task}" if launch.task else ""
+        return Answer(True, f"starting {what} on `{where.base}`; its run check follows.",
+                      dispatched=True)  # fmt: skip

@@ -1,0 +1,96 @@
+"""Performing one effect through the ports: the one place both hosts do it.
+
+Local mode's `Engine` and the App's outbox executor call `perform` with their
+own ports; the answer is the input the effect's result becomes (None for a
+dispatch, whose completion arrives later, and for notifications). An
+integration that may already have run (`again=True`: a resumed driver, an
+outbox entry claimed a second time) is never repeated blindly: the base is
+re-read first and a visible landing is the answer.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from app.core.effects import (
+    Assess,
+    DispatchStage,
+    Effect,
+    FlushRemediation,
+    Integrate,
+    JudgeGate,
+    PostCheck,
+    PostComment,
+    Salvage,
+)
+from app.core.inputs import (
+    AssessmentFinished,
+    GateJudged,
+    Input,
+    IntegrationFinished,
+    SalvageFinished,
+)
+from app.engine.ports import (
+    AssessPort,
+    Clock,
+    GateJudgePort,
+    IntegratePort,
+    NotifyPort,
+    PortFault,
+    SalvagePort,
+    StagePort,
+)
+
+
+class EffectPorts(Protocol):
+    """The ports an effect needs (the engine's `Ports` has them all)."""
+
+    @property
+    def stages(self) -> StagePort: ...
+    @property
+    def integrator(self) -> IntegratePort: ...
+    @property
+    def assessor(self) -> AssessPort: ...
+    @property
+    def salvager(self) -> SalvagePort: ...
+    @property
+    def judge(self) -> GateJudgePort: ...
+    @property
+    def notifier(self) -> NotifyPort: ...
+    @property
+    def clock(self) -> Clock: ...
+
+
+def perform(effect: Effect, ports: EffectPorts, *, again: bool = False) -> Input | None:
+    """Do `effect`; return the input its result is, or None when there is none yet."""
+    at = ports.clock
+    if isinstance(effect, DispatchStage):
+        ports.stages.start(effect)
+        return None
+    if isinstance(effect, Integrate):
+        if again:
+            found = ports.integrator.inspect(effect)
+            if found is not None:
+                return IntegrationFinished(at=at(), task=effect.task, report=found)
+        try:
+            report = ports.integrator.integrate(effect)
+        except PortFault as f:
+            return IntegrationFinished(at=at(), task=effect.task, fault=f.fault.detail)
+        return IntegrationFinished(at=at(), task=effect.task, report=report)
+    if isinstance(effect, Assess):
+        return AssessmentFinished(
+            at=at(), task=effect.task, assessment=ports.assessor.assess(effect)
+        )
+    if isinstance(effect, Salvage):
+        return SalvageFinished(at=at(), task=effect.task, salvage=ports.salvager.salvage(effect))
+    if isinstance(effect, JudgeGate):
+        return GateJudged(
+            at=at(),
+            task=effect.task,
+            stage=effect.stage,
+            gate=effect.gate,
+            decision=ports.judge.judge(effect),
+        )
+    if isinstance(effect, PostCheck | PostComment | FlushRemediation):
+        ports.notifier.publish(effect)
+    return None

@@ -1,0 +1,105 @@
+"""Webhooks that move ODW runs: pushes to the base, finished stage runs, closed task PRs.
+
+Each writes to the store only, inside the delivery's transaction (`ctx.tx`), so
+a delivery processed twice changes nothing (they never `Ignore` a delivery,
+so the activity handler's record of it stays): a start or an ingestion is an
+outbox entry under a key, and a closed PR is a core input the run records once.
+The GitHub work happens in the App host's executor (`app/apphost`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from app.apphost import api
+from app.apphost.runs import RunKey, find_open
+from app.core.naming import task_id_from_branch
+from app.service.outcome import HandlerContext
+from webhooks.events import PullRequestEvent, PushEvent, WorkflowRunEvent
+from webhooks.router import Router
+
+log = logging.getLogger("odw.apphost")
+router = Router()
+
+LANDING_TRAILER = "ODW-Task:"
+
+
+def _where(event: PushEvent | PullRequestEvent | WorkflowRunEvent) -> tuple[int, str] | None:
+    if event.installation_id is None or event.repo is None:
+        return None  # not sent to the App (the activity handler says so)
+    return event.installation_id, event.repo
+
+
+def _skip(event: PushEvent | PullRequestEvent | WorkflowRunEvent, why: str) -> None:
+    """Nothing for runs to do; the delivery is still recorded by the activity handler."""
+    log.debug("%s: %s", event.subject(), why)
+
+
+@router.register("push")
+def on_push(event: PushEvent, ctx: HandlerContext) -> None:
+    """A push to the default branch starts or continues a run when odw.yml says auto."""
+    where = _where(event)
+    if where is None:
+        return
+    installation, repo = where
+    default = event.repository.default_branch if event.repository else None
+    if not default or event.ref != f"refs/heads/{default}" or event.deleted:
+        _skip(event, "not a push to the default branch")
+        return
+    head = event.head_commit.message if event.head_commit else ""
+    if head and LANDING_TRAILER in head:
+        _skip(event, "ODW's own landing")
+        return
+    by = event.sender.login if event.sender else "push"
+    api.request_start(
+        ctx.store,
+        RunKey(installation, repo, default),
+        by=by,
+        sha=event.after,
+        only_if_auto=True,
+        before=event.before,
+        tx=ctx.tx,
+    )
+
+
+@router.register("workflow_run", "completed")
+def on_workflow_run(event: WorkflowRunEvent, ctx: HandlerContext) -> None:
+    """A finished stage run is read again and judged by the executor (once per attempt)."""
+    where = _where(event)
+    if where is None:
+        return
+    installation, repo = where
+    run = event.workflow_run
+    if run.event not in (None, "workflow_dispatch"):
+        _skip(event, f"workflow run {run.id} was not dispatched (event {run.event})")
+        return
+    api.request_ingest(
+        ctx.store,
+        installation=installation,
+        repository=repo,
+        workflow_run=run.id,
+        attempt=run.run_attempt or 1,
+        tx=ctx.tx,
+    )
+
+
+@router.register("pull_request", "closed")
+def on_pull_closed(event: PullRequestEvent, ctx: HandlerContext) -> None:
+    """A person merged (landed) or closed (stopped) a task's pull request."""
+    where = _where(event)
+    if where is None:
+        return
+    installation, repo = where
+    pr = event.pull_request
+    named = task_id_from_branch(pr.head.ref)
+    if named is None:
+        _skip(event, f"{pr.head.ref} is not a task branch")
+        return
+    run_id = find_open(ctx.store, RunKey(installation, repo, pr.base.ref))
+    if run_id is None:
+        _skip(event, f"no open run for {repo}@{pr.base.ref}")
+        return
+    by = event.sender.login if event.sender else "someone"
+    api.note_pull_closed(
+        ctx.store, run_id, named[0], pr.number, bool(pr.merged), pr.merge_commit_sha, by, tx=ctx.tx
+    )

@@ -1,0 +1,163 @@
+"""The App end to end, shared by tests, `make demo` and `make bench`: the sample
+repository's files, the service as a subprocess, and what to read back."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from app.cli.init_cmd import render_workflow
+from app.store import Store
+from tests.conftest import REPO_ROOT, odw_executable
+from tests.fakegithub import FakeGitHub
+from tests.fakegithub.actions_runner import LocalActions
+from tests.fakegithub.state import Repository
+from tests.service.live import free_port, kill_group, service_env, wait_healthy
+
+REPO = "octo/demo"
+AGENT = f"{sys.executable} {REPO_ROOT / 'examples' / 'agents' / 'scripted_agent.py'}"
+ROADMAP = """\
+# Roadmap
+
+## 1. Demo
+
+- [ ] 1.1. Add a greeting
+  - Success: `work/1-1.txt` exists.
+- [ ] 1.2. Add a farewell
+  - Requires 1.1.
+- [ ] 1.3. Add a changelog
+  - Requires 1.2.
+- [ ] 1.4. Add a licence note
+"""
+ODW_YML: dict[str, Any] = {
+    "gates": ["test -d work"],
+    "identity": {"name": "odw-runner", "email": "odw-runner@example.com"},
+    "config": {"maxParallel": 2, "stageDeadlines": {"implement": 120}},
+}
+
+
+def wait_until(what: str, pred: Callable[[], Any], timeout: float = 120, every: float = 0.2) -> Any:
+    """Poll `pred` until it is truthy; fail naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = pred()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g}s waiting for {what}")
+        time.sleep(every)
+
+
+def sample_files(roadmap: str = ROADMAP, odw: dict[str, Any] | None = None) -> dict[str, str]:
+    return {
+        "README.md": "# demo\n",
+        "docs/roadmap.md": roadmap,
+        ".github/odw.yml": yaml.safe_dump(odw or ODW_YML, sort_keys=False),
+        ".github/workflows/odw-stage.yml": render_workflow("octo/odw@v1", 30),
+    }
+
+
+@dataclass
+class Service:
+    """`odw serve` (gunicorn) as a subprocess; kill -9 and restart keep its data."""
+
+    fake: FakeGitHub
+    data_dir: Path
+    env: dict[str, str]
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Service:
+        log = (self.data_dir / "serve.log").open("ab")
+        self.proc = subprocess.Popen(
+            [odw_executable(), "serve", "--host", "127.0.0.1", "--port", str(self.port)],
+            env=service_env(self.data_dir, self.fake.webhooks.secret, **self.env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+        wait_healthy(self.port, self.proc)
+        self.fake.webhooks.url = f"{self.url}/webhooks"
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group: no shutdown code runs."""
+        if self.proc is not None:
+            kill_group(self.proc, signal.SIGKILL)
+            self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            kill_group(self.proc, signal.SIGTERM)
+            self.proc = None
+
+    def store(self) -> Store:
+        return Store.open(f"sqlite:///{self.data_dir / 'odw.sqlite3'}", migrate_schema=False)
+
+    def log(self) -> str:
+        path = self.data_dir / "serve.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def odw(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [odw_executable(), *args],
+            env=service_env(self.data_dir, self.fake.webhooks.secret, **self.env),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    def run_app(self, repo: str = REPO, *extra: str) -> str:
+        proc = self.odw("app", "run", repo, *extra)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    def runs(self) -> list[dict[str, Any]]:
+        proc = self.odw("app", "status", "--json")
+        assert proc.returncode == 0, proc.stderr
+        return list(json.loads(proc.stdout))
+
+
+def explain(service: Service, actions: LocalActions | None = None) -> str:
+    """What the run says and what the runner saw, for a failing assertion."""
+    lines = [f"runner errors: {actions.errors}"] if actions is not None else []
+    for r in service.runs():
+        result = r.get("result") or {}
+        lines.append(f"run {r['run']}: {r['status']} halted={result.get('halted')}")
+        for t in result.get("results", []):
+            lines.append(f"  {t['id']} {t['status']} {t.get('stage')} {t.get('detail')}")
+    lines.append(service.log()[-3000:])
+    return "\n".join(lines)
+
+
+def results(service: Service) -> dict[str, dict[str, Any]]:
+    """Task id -> its row in the (only) run's result."""
+    runs = service.runs()
+    assert len(runs) == 1, runs
+    return {t["id"]: t for t in (runs[0].get("result") or {}).get("results", [])}
+
+
+def trailers(repo: Repository) -> list[str]:
+    """The `ODW-Task` trailers of the commits on main, newest first."""
+    out = repo.git.git("log", "--format=%B%x1e", "refs/heads/main")
+    return [
+        line.removeprefix("ODW-Task: ").strip()
+        for commit in out.split("\x1e")
+        for line in commit.splitlines()
+        if line.startswith("ODW-Task: ")
+    ]

@@ -1,0 +1,105 @@
+"""What a maintainer sees on GitHub when a task fails, or the settings are wrong."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.apphost.harness import ODW_YML, Service, explain, results, wait_until
+from tests.fakegithub import FakeGitHub
+from tests.fakegithub.actions_runner import LocalActions
+from tests.fakegithub.state import Repository
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("apphost")]
+
+CHAIN = """\
+# Roadmap
+
+- [ ] 1.1. Add a greeting
+- [ ] 1.2. Add a farewell
+  - Requires 1.1.
+"""
+
+
+@pytest.fixture
+def sample_spec(request: pytest.FixtureRequest) -> dict[str, Any]:
+    if request.node.name.startswith("test_an_invalid"):
+        return {"roadmap": CHAIN, "odw": {**ODW_YML, "config": {"maxParallel": "many"}}}
+    return {"roadmap": CHAIN, "odw": ODW_YML}
+
+
+def test_a_stage_without_its_marker_fails_the_task_and_shows_assessment_and_salvage(
+    fake: FakeGitHub,
+    service: Service,
+    sample: Repository,
+    actions: LocalActions,
+    agent_script: Path,
+) -> None:
+    agent_script.write_text(json.dumps({"1.1": {"implement": ["no-marker"] * 10}}))
+    service.run_app()
+    wait_until(
+        "task 1.1 to fail",
+        lambda: results(service).get("1.1", {}).get("status") == "failed",
+        timeout=180,
+    )
+    wait_until("the assessment check", lambda: _checks(fake, "ODW · 1.1 · assessment"))
+    rows = results(service)
+    assert rows["1.2"]["status"] == "blocked", explain(service, actions)
+    assert "1.1" in rows["1.2"]["detail"]
+    dispatched = len(fake.runs)
+    # The assessment and salvage are shown: the check run and the status comment.
+    assessment = _checks(fake, "ODW · 1.1 · assessment")[-1]
+    assert assessment.conclusion == "action_required"
+    summary = assessment.output["summary"]
+    assert "**Assessment:**" in summary and "**Salvage:**" in summary
+    assert "/odw retry 1.1" in summary
+    pull = next(p for p in fake.pulls.values() if p.head == "roadmap-1-1")
+    wait_until(
+        "the status comment to show the salvage",
+        lambda: "**Salvage:**" in _comment(fake, pull.number),
+        timeout=30,
+    )
+    body = _comment(fake, pull.number)
+    assert "**Assessment:**" in body and "| evidence | value |" in body
+    assert "docs/execplans/1-1.md" in body  # the salvaged ExecPlan, committed on the branch
+    salvaged = sample.git.show("refs/heads/roadmap-1-1", "docs/execplans/1-1.md") or b""
+    assert b"Status: COMPLETE" in salvaged
+    task_check = _checks(fake, "ODW · 1.1")[-1]
+    assert task_check.conclusion == "failure"
+    assert "completion_marker" in task_check.output["summary"]
+    run_check = _checks(fake, "ODW · run")[-1]
+    assert run_check.conclusion == "action_required"
+    # Nothing is dispatched after the halt: not 1.2, not another attempt of 1.1.
+    time.sleep(3)
+    assert len(fake.runs) == dispatched
+    assert not [r for r in fake.runs.values() if r.inputs.get("task") == "1.2"]
+
+
+def test_an_invalid_odw_yml_gives_a_failing_config_check_and_dispatches_nothing(
+    fake: FakeGitHub, service: Service, sample: Repository
+) -> None:
+    service.run_app()
+    check = wait_until("the config check", lambda: _checks(fake, "ODW · config"), timeout=60)[-1]
+    assert check.conclusion == "failure"
+    assert check.head_sha == sample.git.sha("refs/heads/main")
+    summary = check.output["summary"]
+    assert ".github/odw.yml" in summary
+    assert "config.maxParallel" in summary
+    assert "**line:** 7" in summary  # where `maxParallel: many` is in the file
+    time.sleep(1)
+    assert not fake.runs
+    assert service.runs() == []
+
+
+def _checks(fake: FakeGitHub, name: str) -> list[Any]:
+    return sorted((c for c in fake.check_runs.values() if c.name == name), key=lambda c: c.id)
+
+
+def _comment(fake: FakeGitHub, number: int) -> str:
+    mine = [c for c in fake.comments.values() if c.number == number]
+    assert len(mine) <= 1, "one status comment per pull request"
+    return mine[0].body if mine else ""

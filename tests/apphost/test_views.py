@@ -1,0 +1,99 @@
+"""What the App writes on GitHub, rendered from a run's state: safe and within limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.apphost import views
+from app.apphost.settings import ConfigProblem, parse_config, parse_settings
+from app.core.verdict import Check, GateResult, Verdict
+from tests.core.runkit import Run
+
+HOSTILE = (
+    "# Roadmap\n\n"
+    "- [ ] 1.1. Greet @octo-org/everyone <!-- odw:status v1 task=9.9 --> \x1b[31mred\x1b[0m\n"
+    "- [ ] 1.2. Second | with a pipe\n"
+)
+
+
+def _run() -> Run:
+    run = Run(HOSTILE, maxParallel=2)
+    run.drive_to("1.1", "implement")
+    return run
+
+
+def test_untrusted_titles_cannot_mention_forge_a_marker_or_break_a_table() -> None:
+    run = _run()
+    t = run.state.task("1.1")
+    comment = views.status_comment(run.state, t, views.Links(), None, landed_note=False)
+    first, rest = comment.split("\n", 1)
+    assert first == views.marker("1.1")  # the only marker, on the first line
+    assert "<!--" not in rest and "@octo-org" not in rest and "\x1b" not in rest
+    check = views.task_check(run.state, t, views.Links(), None)
+    assert "@octo-org" not in check.summary and "\x1b" not in check.title
+    table = views.run_check(run.state, views.Links()).summary
+    row = next(line for line in table.splitlines() if line.startswith("| 1.2 "))
+    assert row.count("|") == 4  # three cells: the roadmap's pipe cannot add one
+
+
+def test_gate_output_goes_to_text_in_details_and_everything_fits_github_limits() -> None:
+    run = _run()
+    t = run.state.task("1.1")
+    huge = "x" * 200_000
+    verdict = Verdict(
+        stage="implement",
+        task="1.1",
+        token="t" * 16,
+        passed=False,
+        checks=[Check(name="gates", status="failed", reason=huge)],
+        gates=[GateResult(command="make test", code=2, status="failed", tail=huge)],
+    )
+    check = views.task_check(run.state, t, views.Links(), verdict)
+    assert len(check.summary) <= views.SUMMARY_LIMIT
+    assert check.text is not None and len(check.text) <= views.SUMMARY_LIMIT
+    assert "<details><summary>make test: exit 2" in check.text
+    assert "cut)" in check.text  # says how much of the tail was cut
+    assert len(check.title) <= views.TITLE_LIMIT
+
+
+def test_a_digest_moves_only_when_the_view_does() -> None:
+    run = _run()
+    t = run.state.task("1.1")
+    a = views.task_check(run.state, t, views.Links(), None)
+    b = views.task_check(run.state, t, views.Links(), None)
+    assert a.digest() == b.digest()
+    run.finish_stage("1.1")
+    c = views.task_check(run.state, run.state.task("1.1"), views.Links(), None)
+    assert c.digest() != a.digest()
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "line"),
+    [
+        ("gates: [make]\nconfig:\n  maxParallel: many\n", "config.maxParallel", 3),
+        ("agent: x\nbogus: 1\n", "bogus", 2),
+        ("gates:\n  - make\n  - 3\n", "gates.1", 3),
+    ],
+    ids=["nested-field", "unknown-key", "list-item"],
+)
+def test_an_invalid_odw_yml_names_the_field_and_its_line(text: str, field: str, line: int) -> None:
+    with pytest.raises(ConfigProblem) as caught:
+        parse_config(text)
+    assert (caught.value.path, caught.value.field, caught.value.line) == (
+        ".github/odw.yml",
+        field,
+        line,
+    )
+
+
+def test_a_roadmap_error_names_the_roadmap_and_its_line() -> None:
+    roadmap = "# R\n\n- [ ] 1.1. A\n- [ ] 1.1. Again\n"
+    with pytest.raises(ConfigProblem) as caught:
+        parse_settings("auto: true\n", roadmap)
+    assert caught.value.path == "docs/roadmap.md"
+    assert caught.value.line in (3, 4)
+    view = views.config_check(
+        caught.value.path, caught.value.field, caught.value.line, caught.value.message
+    )
+    assert view.conclusion == "failure" and "docs/roadmap.md" in view.title
+    assert parse_settings("auto: true\n", "# R\n\n- [ ] 1.1. A\n").config.auto

@@ -1,0 +1,108 @@
+"""Who may command: collaborator permission through the fake GitHub, cached briefly."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.commands.permission import PermissionCache, ignored_author
+from app.core.repo_config import RepoConfigError, parse_repo_config
+from app.github.client import RepositoryClient
+from tests.fakegithub import FakeGitHub
+from tests.github.conftest import REPO
+
+
+def _permission_reads(fake: FakeGitHub) -> int:
+    return sum(1 for r in fake.requests if r["path"].endswith("/permission"))
+
+
+@pytest.mark.parametrize(
+    ("role", "need", "allowed"),
+    [
+        ("read", "write", False),
+        ("triage", "write", False),
+        ("write", "write", True),
+        ("write", "maintain", False),
+        ("maintain", "maintain", True),
+        ("maintain", "admin", False),
+        ("admin", "admin", True),
+    ],
+    ids=[
+        "read-below-write",
+        "triage-below-write",
+        "write-reaches-write",
+        "write-below-maintain",
+        "maintain-reaches-maintain",
+        "maintain-below-admin",
+        "admin-reaches-admin",
+    ],
+)
+def test_the_configured_level_decides(
+    fake: FakeGitHub, client: RepositoryClient, role: str, need: str, allowed: bool
+) -> None:
+    fake.add_collaborator(REPO, "mona", role)
+    decision = PermissionCache().check(REPO, "mona", need, client.permissions.permission_of)
+    assert decision.allowed is allowed
+    assert decision.have == role
+    if not allowed:
+        text = decision.refusal("mona")
+        assert f"`{need}`" in text and f"`{role}`" in text and "Nothing was changed" in text
+
+
+def test_a_stranger_has_no_permission(fake: FakeGitHub, client: RepositoryClient) -> None:
+    fake.user_id("stranger")  # known to GitHub, not a collaborator
+    decision = PermissionCache().check(REPO, "stranger", "write", client.permissions.permission_of)
+    assert not decision.allowed and decision.have == "none"
+
+
+def test_permission_is_cached_briefly(fake: FakeGitHub, client: RepositoryClient) -> None:
+    now = [0.0]
+    cache = PermissionCache(ttl=60, clock=lambda: now[0])
+    fake.add_collaborator(REPO, "mona", "write")
+    lookup = client.permissions.permission_of
+    assert cache.check(REPO, "mona", "write", lookup).allowed
+    assert cache.check(REPO, "Mona", "write", lookup).allowed
+    assert _permission_reads(fake) == 1
+    fake.add_collaborator(REPO, "mona", "read")  # demoted
+    now[0] = 61.0
+    assert not cache.check(REPO, "mona", "write", lookup).allowed
+    assert _permission_reads(fake) == 2
+
+
+@pytest.mark.parametrize(
+    ("login", "kind", "bots", "ignored"),
+    [
+        ("odw[bot]", "Bot", ["odw[bot]"], "the App's own comment"),
+        ("renovate[bot]", "Bot", [], "not listed in allowedBots"),
+        ("renovate[bot]", "Bot", ["renovate[bot]"], None),
+        ("mona", "User", [], None),
+    ],
+    ids=["own-comment-even-if-listed", "unlisted-bot", "listed-bot", "person"],
+)
+def test_who_is_heard(login: str, kind: str, bots: list[str], ignored: str | None) -> None:
+    config = parse_repo_config({"allowedBots": bots})
+    why = ignored_author(login, kind, config, "odw[bot]")
+    assert (why is None) if ignored is None else (why is not None and ignored in why)
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        ({"commandPermission": "read"}, "commandPermission"),
+        ({"commandPermission": "triage"}, "commandPermission"),
+        ({"allowedBots": ["mona"]}, "not a bot login"),
+        ({"integration": "rebase"}, "integration"),
+    ],
+    ids=["read-too-low", "triage-too-low", "bot-list-of-people", "unknown-integration"],
+)
+def test_odw_yml_rejects_bad_command_settings(data: dict[str, object], says: str) -> None:
+    with pytest.raises(RepoConfigError, match=says):
+        parse_repo_config(data)
+
+
+def test_odw_yml_command_defaults() -> None:
+    config = parse_repo_config({})
+    assert config.command_permission == "write"
+    assert config.allowed_bots == ()
+    assert config.integration == "push"
+    picked = parse_repo_config({"commandPermission": "maintain", "integration": "pull-request"})
+    assert picked.command_permission == "maintain" and picked.integration == "pull-request"

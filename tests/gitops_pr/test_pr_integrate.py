@@ -1,0 +1,194 @@
+"""Landing through pull requests on a base that refuses pushes (branch protection)."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.github import GitHubApp
+from app.github.client import RepositoryClient
+from app.gitops.landed import TASK_TRAILER
+from app.gitops.lock import InProcessMergeLock
+from app.gitops.pr_checks import ChecksWake
+from app.gitops.pr_integrate import Lander, PullSide, integrate_via_pull
+from tests.fakegithub import FakeGitHub
+from tests.fakegithub.faults import server_error_after_write
+from tests.fakegithub.state import Repository
+
+REPO = "octo/guarded"
+ROADMAP = "# Roadmap\n\n- [ ] 1.1 First task\n- [ ] 1.2 Second task\n- [ ] 1.3 Third task\n"
+MERGE = "/repos/{owner}/{repo}/pulls/{pull_number}/merge"
+PERMISSIONS = {
+    "administration": "read",
+    "checks": "write",
+    "contents": "write",
+    "issues": "write",
+    "metadata": "read",
+    "pull_requests": "write",
+    "statuses": "read",
+}
+
+
+@pytest.fixture
+def repo(fake: FakeGitHub) -> Repository:
+    repo = fake.create_repository(REPO, {"README.md": "# guarded\n", "docs/roadmap.md": ROADMAP})
+    fake.protect_branch(REPO, "main", ["ci/test"])
+    return repo
+
+
+@pytest.fixture
+def client(app: GitHubApp, fake: FakeGitHub, repo: Repository) -> RepositoryClient:
+    installation = fake.install("octo", [REPO], PERMISSIONS)
+    return app.repository(installation.id, REPO)
+
+
+@pytest.fixture
+def ci(fake: FakeGitHub, repo: Repository) -> Iterator[ChecksWake]:
+    """A CI that passes `ci/test` on every open pull request's head, and pokes
+    the wake as a `status` webhook would."""
+    wake = ChecksWake()
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(0.02):
+            for pull in list(fake.pulls.values()):
+                sha = repo.git.sha(f"refs/heads/{pull.head}")
+                if pull.state == "open" and sha and sha not in repo.statuses:
+                    fake.set_status(REPO, sha, "ci/test", "success")
+                    wake.poke(sha)
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    yield wake
+    stop.set()
+    thread.join(5)
+
+
+def _task_branch(repo: Repository, task: str) -> str:
+    branch = "roadmap-" + task.replace(".", "-")
+    main = repo.git.sha("refs/heads/main")
+    repo.git.commit_files(branch, {f"src/{branch}.txt": f"work for {task}\n"}, f"work {task}", main)
+    return branch
+
+
+def _side(client: RepositoryClient, wake: ChecksWake) -> PullSide:
+    return PullSide(
+        pulls=client.pulls,
+        checks=client.check_states,
+        protection=client.protection,
+        wake=wake,
+        checks_timeout=30,
+        poll=0.5,
+    )
+
+
+def _trailers(repo: Repository) -> list[str]:
+    log = repo.git.git("log", "--format=%(trailers:key=ODW-Task,valueonly)", "main")
+    return [line.strip() for line in log.splitlines() if line.strip()]
+
+
+def test_the_protected_base_refuses_a_plain_push(
+    fake: FakeGitHub, repo: Repository, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    repo.git.git("config", "receive.denyCurrentBranch", "ignore")
+    subprocess.run(["git", "clone", "-q", str(repo.git.path), str(work)], check=True)
+    (work / "x").write_text("x\n")
+    env = {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@x", "GIT_COMMITTER_NAME": "a",
+           "GIT_COMMITTER_EMAIL": "a@x", "PATH": "/usr/bin:/bin"}  # fmt: skip
+    subprocess.run(["git", "add", "x"], cwd=work, check=True)
+    subprocess.run(["git", "commit", "-qm", "x"], cwd=work, check=True, env=env)
+    pushed = subprocess.run(
+        ["git", "push", "origin", "HEAD:main"], cwd=work, capture_output=True, text=True
+    )
+    assert pushed.returncode != 0
+    assert "GH006: Protected branch update failed" in pushed.stderr
+
+
+def test_every_task_of_a_three_task_run_lands_through_its_pull_request(
+    fake: FakeGitHub, repo: Repository, client: RepositoryClient, ci: ChecksWake, tmp_path: Path
+) -> None:
+    tasks = ["1.1", "1.2", "1.3"]
+    branches = {t: _task_branch(repo, t) for t in tasks}
+    # 1.1's pull request is ready for review and is merged itself; 1.2's is a draft
+    # (the REST API cannot make it ready) and 1.3 has none: both land through an
+    # `integrate-<id>` pull request, the task branch left alone until it is deleted.
+    client.pulls.create_pull(branches["1.1"], "main", "Task 1.1", "", draft=False)
+    draft = client.pulls.create_pull(branches["1.2"], "main", "Task 1.2", "", draft=True)
+    lander = Lander(InProcessMergeLock(), tmp_path / "data", lambda name: _side(client, ci))
+    token = client.git_token(write=True)
+    reports = [
+        lander.land(fake.git_url(REPO), REPO, "main", branches[t], t, run_id="run-1", token=token)
+        for t in tasks
+    ]
+    for report in reports:
+        assert report.ok, report.summary
+        assert report.rebased and report.squash_merged and report.pushed
+        assert report.roadmap_marked_done
+        assert "through pull request #" in (report.summary or "")
+    assert len(lander.notices) == 1 and "Branch protection refused a push" in lander.notices[0]
+    merges = [r for r in fake.requests if r["method"] == "PUT" and r["path"].endswith("/merge")]
+    assert [r["status"] for r in merges] == [200, 200, 200]
+    assert all(r["body"]["merge_method"] == "squash" for r in merges)
+    assert _trailers(repo) == ["1.3", "1.2", "1.1"]
+    merged = [p for p in fake.pulls.values() if p.merged]
+    assert sorted(p.head for p in merged) == ["integrate-1-2", "integrate-1-3", "roadmap-1-1"]
+    assert not fake.pulls[(REPO, draft.number)].merged
+    heads = repo.git.refs()
+    assert not [
+        ref for ref in heads if ref.startswith(("refs/heads/integrate-", "refs/heads/roadmap-"))
+    ]
+    roadmap = repo.git.show(repo.git.sha("refs/heads/main"), "docs/roadmap.md")
+    assert roadmap is not None and roadmap.count(b"- [x]") == 3
+    # Exactly one commit per task on the base, each a squash (one parent) by GitHub.
+    subjects = repo.git.git("log", "--format=%s", "main").splitlines()
+    assert subjects == [
+        "Third task (1.3)", "Second task (1.2)", "First task (1.1)", "Initial commit",
+    ]  # fmt: skip
+    message = repo.git.git("log", "-1", "--format=%B", "main")
+    assert f"{TASK_TRAILER}: 1.3" in message and "ODW-Run: run-1" in message
+
+
+def test_a_merge_answered_500_that_did_merge_is_not_merged_again(
+    fake: FakeGitHub, repo: Repository, client: RepositoryClient, ci: ChecksWake, tmp_path: Path
+) -> None:
+    branch = _task_branch(repo, "1.1")
+    fake.inject("PUT", MERGE, server_error_after_write(500))
+    report = integrate_via_pull(
+        fake.git_url(REPO), "main", branch, "1.1", run_id="run-2", lock=InProcessMergeLock(),
+        data_dir=tmp_path / "data", github=_side(client, ci), token=client.git_token(write=True),
+    )  # fmt: skip
+    assert report.ok, report.summary
+    merges = [r for r in fake.requests if r["method"] == "PUT" and r["path"].endswith("/merge")]
+    assert [r["status"] for r in merges] == [500]
+    assert _trailers(repo) == ["1.1"]
+    assert report.sha == repo.git.sha("refs/heads/main")
+
+
+def test_a_failing_required_check_stops_without_merging(
+    fake: FakeGitHub, repo: Repository, client: RepositoryClient, tmp_path: Path
+) -> None:
+    branch = _task_branch(repo, "1.1")
+    pull = client.pulls.create_pull(branch, "main", "Task 1.1", "", draft=False)
+    wake = ChecksWake()
+    side = _side(client, wake)
+
+    def fail_ci() -> None:
+        while not (sha := repo.git.sha(f"refs/heads/{branch}")) or sha == pull.head_sha:
+            threading.Event().wait(0.02)
+        fake.set_status(REPO, sha, "ci/test", "failure")
+        wake.poke(sha)
+
+    threading.Thread(target=fail_ci, daemon=True).start()
+    report = integrate_via_pull(
+        fake.git_url(REPO), "main", branch, "1.1", run_id="run-3", lock=InProcessMergeLock(),
+        data_dir=tmp_path / "data", github=side, token=client.git_token(write=True),
+    )  # fmt: skip
+    assert not report.ok and not report.pushed
+    assert "'ci/test' failed" in (report.summary or "")
+    assert "/odw retry 1.1" in (report.summary or "")
+    assert not [r for r in fake.requests if r["path"].endswith("/merge")]

@@ -1,0 +1,86 @@
+"""Local mode's auth preflight against a real smart-HTTP origin (the fake
+GitHub's git server, which enforces each token's `contents` level)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from app.gitops.auth import auth_env
+from app.local.launch import Request, load_plan
+from app.local.preflight import check
+from app.local.repo import LocalRepo
+from app.local.run import execute, exit_code_of
+from tests.fakegithub import FakeGitHub
+from tests.local.conftest import make_project
+
+ROADMAP = "## Phase 1\n- [ ] 1.1.1. First\n"
+REPO = "octo/demo"
+
+
+def _clone(fake: FakeGitHub, token: str, where: Path) -> LocalRepo:
+    env = auth_env(where / "auth", token)
+    subprocess.run(
+        ["git", "clone", "-q", fake.git_url(REPO), str(where / "clone")],
+        env={**os.environ, **env, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"},
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return dataclasses.replace(LocalRepo.open(where / "clone"), env=env)
+
+
+@pytest.fixture
+def fake(tmp_path: Path):  # type: ignore[no-untyped-def]
+    server = FakeGitHub(tmp_path / "github").start()
+    yield server
+    server.stop()
+
+
+def test_credentials_that_cannot_push_task_branches_block_the_run_before_any_dispatch(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.create_repository(REPO, {"docs/roadmap.md": ROADMAP})
+    installation = fake.install("octo", [REPO])
+    token = fake.mint_token(installation, None, {"contents": "read"}).token
+    repo = _clone(fake, token, tmp_path)
+    ran = tmp_path / "agent-ran"
+    heads = repo.origin_heads()
+
+    def read(branch: str, path: str) -> str | None:
+        repo.fetch(branch)
+        return repo.show(branch, path)
+
+    plan = load_plan(Request(path=repo.path, agent=f"touch {ran}"), "main", read, heads)
+    outcome = execute(repo, plan)
+    result = outcome.result
+    assert result["recovery"]["blocked"] == (
+        "auth-preflight-failed: contents: write (push task branches)"
+    )
+    assert "grant contents: write (push task branches)" in result["halted"]
+    assert "403" in result["halted"] or "not granted" in result["halted"]
+    assert exit_code_of(result) == 1
+    assert not ran.exists(), "an agent ran although the preflight failed"
+    assert set(repo.origin_heads()) == {"main"}, "something was pushed"
+    assert token not in str(result)
+
+
+def test_credentials_that_can_push_pass_the_preflight(fake: FakeGitHub, tmp_path: Path) -> None:
+    fake.create_repository(REPO, {"docs/roadmap.md": ROADMAP})
+    installation = fake.install("octo", [REPO])
+    token = fake.mint_token(installation, None, {"contents": "write"}).token
+    repo = _clone(fake, token, tmp_path)
+    preflight = check(repo, "main")
+    assert preflight.ok, preflight.missing
+    assert set(repo.origin_heads()) == {"main"}, "the dry-run push created a branch"
+
+
+def test_a_base_origin_does_not_have_blocks_reading(tmp_path: Path) -> None:
+    project = make_project(tmp_path, ROADMAP)
+    preflight = check(LocalRepo.open(project.clone), "no-such-base")
+    assert [m.grant() for m in preflight.missing] == ["contents: read (read the base)"]
+    assert check(LocalRepo.open(project.clone), "main").ok
