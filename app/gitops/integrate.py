@@ -116,7 +116,7 @@ def prepare(
     git_timeout: float = DEFAULT_TIMEOUT,
     token: str | None = None,
     push_options: Sequence[str] = (),
-    identity: Identity = INTEGRATOR_IDENTITY,
+    identity: Identity | None = None,
     delete_branch: bool = True,
 ) -> _Integration:
     """Check the arguments and set up the git runner and mirror for one landing

@@ -24,6 +24,7 @@ def test_what_an_agent_needs_is_kept() -> None:
         "ANTHROPIC_API_KEY": "model-key",
         "OPENAI_API_KEY": "model-key",
         "ODW_LOCAL_ATTEMPT": "tag",
-        "ODW_COMPLETION_MARKER": "m",
+        "ODW_COMPLETION_WORD": "ODW-STAGE-COMPLETE",
+        "ODW_COMPLETION_TOKEN": "t",
     }
     assert without_credentials(env) == env
