@@ -36,10 +36,15 @@ CREDENTIAL_VARS = frozenset(
     }
 )
 _CREDENTIAL_PATTERN = re.compile(r"^ODW_.*(SECRET|TOKEN|PRIVATE_KEY)")
+# Named like a credential but handed to the agent on purpose: the attempt's
+# completion nonce, which the agent must print to pass its stage.
+NOT_CREDENTIALS = frozenset({"ODW_COMPLETION_TOKEN"})
 
 
 def is_credential(name: str) -> bool:
     upper = name.upper()
+    if upper in NOT_CREDENTIALS:
+        return False
     return upper in CREDENTIAL_VARS or bool(_CREDENTIAL_PATTERN.match(upper))
 
 
