@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.core.repo_config import RepoConfig
+from app.github.errors import NotFound
 from app.github.ports import Permission
 
 # GitHub's repository roles, lowest first; a custom role falls back to its base
@@ -72,13 +73,17 @@ class PermissionCache:
         self._lock = threading.Lock()
 
     def level(self, repo: str, login: str, lookup: Callable[[str], Permission]) -> str:
+        """The login's level; `none` when GitHub does not know it (404)."""
         key = (repo.lower(), login.lower())
         now = self._clock()
         with self._lock:
             hit = self._seen.get(key)
         if hit is not None and now - hit[0] < self._ttl:
             return hit[1]
-        found = level_of(lookup(login))
+        try:
+            found = level_of(lookup(login))
+        except NotFound:
+            found = "none"
         with self._lock:
             self._seen[key] = (now, found)
         return found

@@ -3,8 +3,10 @@
 Under the base's merge lock, in its kept worktree of the mirror: fetch; stop
 early if the task already landed; rebase the task branch onto the base and
 tick its roadmap box on the branch (the push method's own steps); push the
-branch with `--force-with-lease` against the head ODW fetched; wait for the
-required checks of that head; then squash-merge the pull request with
+branch with `--force-with-lease` against the head ODW fetched (the task's own
+branch when its pull request is ready for review, else an `integrate-<id>`
+branch and pull request, as a draft cannot be made ready through REST); wait
+for the required checks of that head; then squash-merge the pull request with
 `sha` = that head and the push method's commit title and trailers. 405 (not
 mergeable: base moved, checks missing) and 409 (head changed) go back to a
 fresh fetch and rebase. A merge whose answer is lost (a 500, a timeout) is

@@ -54,6 +54,11 @@ def test_a_stranger_has_no_permission(fake: FakeGitHub, client: RepositoryClient
     assert not decision.allowed and decision.have == "none"
 
 
+def test_a_login_github_does_not_know_has_none(client: RepositoryClient) -> None:
+    decision = PermissionCache().check(REPO, "ghost-x", "write", client.permissions.permission_of)
+    assert not decision.allowed and decision.have == "none"
+
+
 def test_permission_is_cached_briefly(fake: FakeGitHub, client: RepositoryClient) -> None:
     now = [0.0]
     cache = PermissionCache(ttl=60, clock=lambda: now[0])
