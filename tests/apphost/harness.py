@@ -66,6 +66,40 @@ def sample_files(roadmap: str = ROADMAP, odw: dict[str, Any] | None = None) -> d
     }
 
 
+def app_env(fake: FakeGitHub, root: Path, **extra: str) -> dict[str, str]:
+    """The App's settings for `Service` against `fake` (its key written under
+    `root`), polling fast; `extra` adds or overrides settings."""
+    return {
+        "ODW_APP_ID": str(fake.app_id),
+        "ODW_PRIVATE_KEY_PATH": str(fake.write_private_key(root)),
+        "ODW_GITHUB_API_URL": fake.api_url,
+        "ODW_POLL_SECONDS": "0.05",
+        **extra,
+    }
+
+
+def install_sample(
+    fake: FakeGitHub,
+    service: Service,
+    files: dict[str, str],
+    permissions: dict[str, str] | None = None,
+) -> Repository:
+    """`REPO` holding `files`, with the App installed (granted `permissions`, by
+    default the fake's) once the service has recorded the installation."""
+    repo = fake.create_repository(REPO, files)
+    installation = fake.install("octo", [REPO], permissions)
+    store = service.store()
+    try:
+        wait_until(
+            "the installation to be recorded",
+            lambda: store.installations.installation_for_repository(REPO) == installation.id,
+            timeout=30,
+        )
+    finally:
+        store.close()
+    return repo
+
+
 @dataclass
 class Service:
     """`odw serve` (gunicorn) as a subprocess; kill -9 and restart keep its data."""
