@@ -17,13 +17,12 @@ import pytest
 
 from app.github import GitHubApp, actions, artifacts, checks, conversation, manifest, permissions
 from app.github import pulls as pull_requests
-from app.github.auth import AppCredentials, TokenCache
 from app.github.client import RepositoryClient
 from app.github.errors import GitHubError
 from app.service.handlers import build_router
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.state import Repository
-from tests.github.conftest import REPO, FakeClock, RecordingSleeper
+from tests.github.conftest import REPO
 from tests.github.drive import drive_every_port, routes_sent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,18 +64,11 @@ def test_manifest_events_are_exactly_the_events_the_router_registers() -> None:
 
 
 def test_optional_permissions_are_used_when_granted_and_their_routes_are_known(
-    fake: FakeGitHub, repo: Repository, clock: FakeClock, sleeper: RecordingSleeper, tmp_path: Path
+    fake: FakeGitHub, repo: Repository, app: GitHubApp, tmp_path: Path
 ) -> None:
     optional = dict([*permissions.OPTIONAL_ROUTES.values(), *permissions.OPTIONAL_EVENTS.values()])
     installation = fake.install(
         "octo", [REPO], {**manifest.load()["default_permissions"], **optional}
-    )
-    app = GitHubApp(
-        AppCredentials(fake.app_id, fake.private_key_pem),
-        fake.api_url,
-        tokens=TokenCache(clock),
-        clock=clock,
-        sleeper=sleeper,
     )
     drive_every_port(app.repository(installation.id, REPO), fake, repo, tmp_path)
     sent = routes_sent(fake) - permissions.APP_ROUTES
@@ -95,8 +87,7 @@ LOWERED = {"write": "read", "read": "none"}
 def test_every_manifest_permission_is_at_the_lowest_level_that_works(
     fake: FakeGitHub,
     repo: Repository,
-    clock: FakeClock,
-    sleeper: RecordingSleeper,
+    app: GitHubApp,
     tmp_path: Path,
     permission: str,
 ) -> None:
@@ -105,13 +96,6 @@ def test_every_manifest_permission_is_at_the_lowest_level_that_works(
     granted[permission] = LOWERED[granted[permission]]
     granted = {k: v for k, v in granted.items() if v != "none"}
     installation = fake.install("octo", [REPO], granted)
-    app = GitHubApp(
-        AppCredentials(fake.app_id, fake.private_key_pem),
-        fake.api_url,
-        tokens=TokenCache(clock),
-        clock=clock,
-        sleeper=sleeper,
-    )
     with pytest.raises(GitHubError):
         drive_every_port(app.repository(installation.id, REPO), fake, repo, tmp_path)
 
