@@ -38,6 +38,14 @@ ROADMAP = """\
   - Requires 1.2.
 - [ ] 1.4. Add a licence note
 """
+CHAIN = """\
+# Roadmap
+
+- [ ] 1.1. Add a greeting
+- [ ] 1.2. Add a farewell
+  - Requires 1.1.
+"""
+"""Two tasks, the second requiring the first."""
 ODW_YML: dict[str, Any] = {
     "gates": ["test -d work"],
     "identity": {"name": "odw-runner", "email": "odw-runner@example.com"},
