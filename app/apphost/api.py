@@ -22,6 +22,9 @@ from app.store import Store
 
 START = "app-start"
 INGEST = "app-ingest"
+# A start's `RunKey.base` when none was named: the repository's default branch,
+# read from GitHub when the executor performs the start.
+DEFAULT_BASE = ""
 
 
 class NoOpenRun(LookupError):
@@ -56,6 +59,7 @@ def request_start(
     file as a failing `ODW · config` check, and otherwise starts a run unless
     one is open. `only_if_auto`: start only when the file says `auto: true`
     (a push to the base), and only when the roadmap differs from `before`'s.
+    A key whose base is `DEFAULT_BASE` starts on the repository's default branch.
     """
     nonce = nonce or sha or secrets.token_hex(8)
     payload: dict[str, Any] = {

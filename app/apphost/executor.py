@@ -22,7 +22,7 @@ import threading
 import uuid
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -277,6 +277,8 @@ class Executor:
     def start(self, payload: dict[str, Any]) -> Any:
         """Read the settings at the base's SHA; start a run unless one is open."""
         key = RunKey.from_json(payload["key"])
+        if key.base == api.DEFAULT_BASE:
+            key = replace(key, base=self.client(key).contents.default_branch())
         lease = f"app-start:{key.installation}:{key.repository}:{key.base}"
         with self.holding(lease, f"another executor is starting a run of {key.label()}"):
             return self._start(key, payload)
