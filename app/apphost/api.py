@@ -22,6 +22,11 @@ from app.store import Store
 
 START = "app-start"
 INGEST = "app-ingest"
+TICK = "app-tick"
+# A start's `RunKey.base` when none was named: the repository's default branch,
+# read from GitHub when the executor performs the start.
+DEFAULT_BASE = ""
+MERGED = "~merged"  # run_tasks row: the tasks a person merged in this run (the evidence)
 
 
 class NoOpenRun(LookupError):
@@ -56,6 +61,7 @@ def request_start(
     file as a failing `ODW · config` check, and otherwise starts a run unless
     one is open. `only_if_auto`: start only when the file says `auto: true`
     (a push to the base), and only when the roadmap differs from `before`'s.
+    A key whose base is `DEFAULT_BASE` starts on the repository's default branch.
     """
     nonce = nonce or sha or secrets.token_hex(8)
     payload: dict[str, Any] = {
@@ -133,9 +139,32 @@ def note_pull_closed(
     *,
     tx: Connection | None = None,
 ) -> Step:
-    """A task PR closed on GitHub: merged by a person lands the task, closed stops it."""
-    handles = store.projections.tasks(run_id, tx=tx).get(task)
+    """A task PR closed on GitHub: merged by a person lands the task, closed stops it.
+
+    A merge the run takes as the task's landing is remembered (`MERGED`: later
+    runs of the base count the task done even before its box is ticked) and
+    asks for the box to be ticked on the base (`TICK`), in the same transaction.
+    """
+    rows = store.projections.tasks(run_id, tx=tx)
+    handles = rows.get(task)
     if handles is not None and handles.get("pull") == number:
         store.projections.put_task(run_id, task, "closed", {**handles, "closed": True}, tx=tx)
     inp = PullClosed(at=now(), task=task, number=number, merged=merged, sha=sha, by=by)
-    return submit(store, run_id, inp, tx=tx)
+    step = submit(store, run_id, inp, tx=tx)
+    if any(e.get("type") == "task-merged-by-person" for e in step.events):
+        merged_tasks = dict(rows.get(MERGED, {}))
+        merged_tasks[task] = {"number": number, "sha": sha, "by": by}
+        store.projections.put_task(run_id, MERGED, "noted", merged_tasks, tx=tx)
+        payload = {"run_id": run_id, "task": task, "number": number, "sha": sha, "by": by}
+        store.outbox.enqueue(f"tick/{run_id}/{task}", TICK, payload, run_id=run_id, tx=tx)
+    return step
+
+
+def merged_by_people(store: Store, key: RunKey) -> dict[str, dict[str, Any]]:
+    """Tasks whose pull requests people merged in earlier runs of `key`: landed,
+    whether or not their boxes are ticked on the base yet."""
+    found: dict[str, dict[str, Any]] = {}
+    for view in store.projections.runs():
+        if view.data.get("key") == key.to_json():
+            found.update(store.projections.tasks(view.run_id).get(MERGED, {}))
+    return found

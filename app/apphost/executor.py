@@ -9,7 +9,9 @@ sent again, an integration reads the base before it runs again, a check run
 or comment is updated by its saved id. App entries: `app-start` (read the
 settings at the base's SHA and start a run), `app-ingest` (a completed
 workflow run: re-read, trust-check, fetch the verdict artifact, feed
-`StageFinished`) and `app-views` (bring checks, PRs and comments up to date).
+`StageFinished`), `app-tick` (tick the roadmap box of a task a person merged,
+on the base, under the merge lock) and `app-views` (bring checks, PRs and
+comments up to date).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import threading
 import uuid
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -41,17 +43,20 @@ from app.apphost.ports import (
 from app.apphost.pr_landing import RunLanding
 from app.apphost.preflight import check as check_credentials
 from app.apphost.runs import RunKey, find_open, new_run_id, open_runs, run_meta
-from app.apphost.settings import ConfigProblem, parse_config, parse_settings
+from app.apphost.settings import ConfigProblem, RunSettings, parse_config, parse_settings
 from app.apphost.step import VIEWS, decide_step, effect_of, load_state, views_key
 from app.apphost.sync import ViewSync
 from app.apphost.views import config_check
 from app.commands.launch import start_for
 from app.core.config import ConfigError
 from app.core.effects import DispatchStage
-from app.core.identity import Identity
+from app.core.identity import INTEGRATOR_IDENTITY, Identity
 from app.core.inputs import StageFinished, StartRun
 from app.core.judging import Fault
+from app.core.naming import task_branch
 from app.core.repo_config import CONFIG_PATH
+from app.core.roadmap import parse_roadmap
+from app.core.roadmap_edit import TickError, is_ticked, tick
 from app.core.state import RunState
 from app.core.verdict import Verdict
 from app.engine.perform import perform
@@ -59,7 +64,9 @@ from app.github import GitHubApp
 from app.github.client import RepositoryClient
 from app.github.errors import GitHubError, NotFound, UnsafeArtifact
 from app.github.ports import CheckRunFields, WorkflowRun
+from app.gitops.integrate import PROTECTED_BASE
 from app.gitops.lock import LeaseMergeLock
+from app.gitops.tick import tick_on_base
 from app.local.repo import ROADMAP_PATH, LocalRepo
 from app.local.settings import SettingsError
 from app.store import Store
@@ -188,6 +195,8 @@ class Executor:
             return self.start(entry.payload)
         if entry.kind == api.INGEST:
             return self.ingest(entry.payload)
+        if entry.kind == api.TICK:
+            return self.tick(entry.payload)
         if entry.kind == VIEWS:
             return self.views(entry.payload["run_id"], again=entry.attempts > 1)
         return self.core(entry)
@@ -277,6 +286,8 @@ class Executor:
     def start(self, payload: dict[str, Any]) -> Any:
         """Read the settings at the base's SHA; start a run unless one is open."""
         key = RunKey.from_json(payload["key"])
+        if key.base == api.DEFAULT_BASE:
+            key = replace(key, base=self.client(key).contents.default_branch())
         lease = f"app-start:{key.installation}:{key.repository}:{key.base}"
         with self.holding(lease, f"another executor is starting a run of {key.label()}"):
             return self._start(key, payload)
@@ -325,6 +336,7 @@ class Executor:
             )
             if earlier == roadmap_text:
                 return {"skipped": "the push did not change the roadmap"}
+        settings = _count_merged(settings, api.merged_by_people(self.store, key))
         run_id = new_run_id(key)
         run_config, held, survivors = settings.config.config, [], []
         if payload.get("options"):
@@ -364,6 +376,47 @@ class Executor:
         )
         log.info("run %s started for %s at %s", run_id, key.label(), sha[:12])
         return {"run": run_id, "started": True}
+
+    def tick(self, payload: dict[str, Any]) -> Any:
+        """Tick the box of a task a person merged, on the base (the integrator's
+        merge lock and mirror). A base that refuses pushes is said on the run
+        check; later runs count the task done from the recorded merge anyway."""
+        run_id, task = str(payload["run_id"]), str(payload["task"])
+        meta = run_meta(self.store, run_id)
+        key = RunKey.from_json(meta["key"])
+        landing = RunLanding(self.store, run_id)
+        if meta.get("integration") == "pull-request" or landing.protected():
+            return self._untickable(run_id, key, task, "the base takes changes only through PRs")
+        client = self.client(key)
+        report = tick_on_base(
+            self.url(key),
+            key.base,
+            task_branch(task),
+            task,
+            note=f"Pull request #{payload['number']} was merged by {payload['by']}"
+            + (f" as {payload['sha']}." if payload.get("sha") else "."),
+            run_id=run_id,
+            lock=self.lock,
+            data_dir=self.config.data_dir,
+            roadmap_path=ROADMAP_PATH,
+            token=client.git_token(write=True),
+            identity=_identity(meta) or INTEGRATOR_IDENTITY,
+        )
+        if report.ticked:
+            log.info("run %s: %s", run_id, report.summary)
+            return {"ticked": True, "sha": report.sha, "summary": report.summary}
+        if PROTECTED_BASE in report.summary:
+            landing.mark_protected(key.base)
+            return self._untickable(run_id, key, task, report.summary)
+        raise RuntimeError(report.summary)  # retried with backoff
+
+    def _untickable(self, run_id: str, key: RunKey, task: str, why: str) -> Any:
+        log.warning(
+            "run %s: %s merged by a person but its box cannot be ticked on %s (%s); "
+            "later runs count it done from the merge",
+            run_id, task, key.base, why,
+        )  # fmt: skip
+        return {"ticked": False, "why": why}
 
     def _clone(self, key: RunKey) -> LocalRepo:
         client = self.client(key)
@@ -533,6 +586,25 @@ def _auto(config_text: str | None) -> bool:
         return parse_config(config_text).auto
     except ConfigProblem:
         return True  # the file itself is wrong: always say so
+
+
+def _count_merged(settings: RunSettings, merged: dict[str, Any]) -> RunSettings:
+    """The roadmap as the base reads once the boxes of tasks people merged are
+    ticked: a merged pull request is the evidence, whatever the trailers say."""
+    text = settings.roadmap_text
+    for task in merged:
+        if not is_ticked(text, task):
+            try:
+                text = tick(text, task)
+            except TickError:
+                continue  # no longer in the roadmap (or ambiguous): nothing to count
+    if text == settings.roadmap_text:
+        return settings
+    return replace(
+        settings,
+        roadmap_text=text,
+        roadmap=parse_roadmap(text, external_met=settings.config.config.external_met),
+    )
 
 
 def _identity(meta: dict[str, Any]) -> Identity | None:

@@ -25,7 +25,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     inner = p.add_subparsers(dest="app_command", metavar="COMMAND", required=True)
     run = inner.add_parser("run", help="start (or continue) a run of a repository's roadmap")
     run.add_argument("repository", metavar="OWNER/REPO")
-    run.add_argument("--base", default="main", help="the base branch (default main)")
+    run.add_argument(
+        "--base",
+        help="the base branch (default: the repository's default branch, read from GitHub "
+        "when the service starts the run)",
+    )
     run.add_argument(
         "--installation",
         type=int,
@@ -66,15 +70,16 @@ def run_app_run(args: argparse.Namespace) -> int:
                 f"the App is not installed on {repo} as far as this service knows "
                 "(no installation event recorded); pass --installation ID"
             )
-        key = RunKey(int(installation), repo, args.base)
-        open_id = find_open(store, key)
+        key = RunKey(int(installation), repo, args.base or api.DEFAULT_BASE)
+        open_id = find_open(store, key) if args.base else None
         api.request_start(store, key, by=args.by)
     finally:
         store.close()
+    where = key.label() if args.base else f"{repo} (its default branch)"
     if open_id:
-        print(f"odw app: run {open_id} is open for {key.label()}; asked the service to continue it")
+        print(f"odw app: run {open_id} is open for {where}; asked the service to continue it")
     else:
-        print(f"odw app: asked the service to start a run for {key.label()}")
+        print(f"odw app: asked the service to start a run for {where}")
     return 0
 
 

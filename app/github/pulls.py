@@ -138,6 +138,15 @@ class GitHubContents:
         except NotFound:
             return None
 
+    def default_branch(self) -> str:
+        """The repository's default branch, as GitHub says now."""
+
+        def read() -> str:
+            _, data = self._t.request("GET", "")
+            return str(data["default_branch"])
+
+        return self._t.call("repos.get", read)
+
     def branch_sha(self, branch: str) -> str | None:
         def read() -> str:
             _, data = self._t.request("GET", f"/git/ref/heads/{branch}")

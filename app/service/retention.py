@@ -19,11 +19,13 @@ def sweep(store: Store, max_age_seconds: float) -> None:
     except Exception as exc:  # the next sweep tries again
         log.warning("retention sweep failed: %s", type(exc).__name__)
         return
-    if pruned.deliveries or pruned.recorded_events:
+    if pruned.deliveries or pruned.recorded_events or pruned.outbox:
         log.info(
-            "pruned %d deliveries and %d recorded events older than %.1f days",
+            "pruned %d deliveries, %d recorded events and %d done outbox entries "
+            "older than %.1f days",
             pruned.deliveries,
             pruned.recorded_events,
+            pruned.outbox,
             max_age_seconds / 86_400,
         )
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from app.core.roadmap_edit import is_ticked
 from tests.apphost.harness import CHAIN, ODW_YML, Service, explain, results, trailers, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
@@ -23,7 +24,8 @@ def ghes(request: pytest.FixtureRequest) -> bool:
 
 @pytest.fixture
 def sample_spec(request: pytest.FixtureRequest) -> dict[str, Any]:
-    roadmap = "# Roadmap\n\n- [ ] 1.1. Add a greeting\n" if "ghes" in request.node.name else CHAIN
+    single = "ghes" in request.node.name or "protected" in request.node.name
+    roadmap = "# Roadmap\n\n- [ ] 1.1. Add a greeting\n" if single else CHAIN
     return {"roadmap": roadmap, "odw": ODW_YML}
 
 
@@ -77,3 +79,60 @@ def test_a_task_pr_merged_by_a_person_counts_as_landed(
     assert fake.pulls[(sample.full_name, pull.number)].merged
     run_check = [c for c in fake.check_runs.values() if c.name == "ODW · run"][-1]
     assert run_check.conclusion == "success"
+    # The person's merge ticked nothing; the App ticks 1.1 on the base, naming the PR.
+    wait_until("1.1 ticked on main", lambda: is_ticked(_roadmap(sample), "1.1"), timeout=60)
+    assert is_ticked(_roadmap(sample), "1.2")
+    log = sample.git.git("log", "--format=%B", "refs/heads/main", "--", "docs/roadmap.md")
+    assert f"Pull request #{pull.number} was merged by maintainer" in log
+    # A later run finds nothing to do: 1.1 is not selected again.
+    _later_run_selects_nothing(fake, service)
+
+
+def test_a_later_run_skips_a_person_merged_task_on_a_protected_base(
+    fake: FakeGitHub, service: Service, sample: Repository, actions: LocalActions
+) -> None:
+    held = threading.Event()
+    release = threading.Event()
+
+    def hold_review(run: s.WorkflowRun) -> bool:
+        if run.inputs.get("stage") == "review":
+            held.set()
+            release.wait(120)
+        return True
+
+    actions.admit = hold_review
+    service.run_app()
+    wait_until("1.1 in review", held.is_set, timeout=180)
+    fake.protect_branch(sample.full_name, "main")  # the App cannot tick it by a push
+    pull = next(p for p in fake.pulls.values() if p.head == "roadmap-1-1")
+    fake.merge_as("maintainer", sample.full_name, pull.number)
+    release.set()
+    wait_until("the run to finish", lambda: service.runs()[0]["status"] == "finished")
+    assert results(service)["1.1"]["status"] == "landed", explain(service, actions)
+    store = service.store()
+    try:
+        wait_until(
+            "the tick to be settled",
+            lambda: any(e.kind == "app-tick" and e.status == "done" for e in store.outbox.list()),
+            timeout=60,
+        )
+    finally:
+        store.close()
+    assert not is_ticked(_roadmap(sample), "1.1")  # protected: nothing was pushed
+    # The merged pull request is the evidence: a later run does not select 1.1.
+    _later_run_selects_nothing(fake, service)
+
+
+def _roadmap(repo: Repository) -> str:
+    return repo.git.git("show", "refs/heads/main:docs/roadmap.md")
+
+
+def _later_run_selects_nothing(fake: FakeGitHub, service: Service) -> None:
+    dispatched = len(fake.runs)
+    service.run_app()
+    wait_until(
+        "a second run to finish",
+        lambda: [r["status"] for r in service.runs()] == ["finished", "finished"],
+        timeout=60,
+    )
+    assert len(fake.runs) == dispatched, [r.inputs for r in fake.runs.values()][dispatched:]

@@ -57,6 +57,10 @@ class Shapes:
     def repository(self, repo: s.Repository) -> dict[str, Any]:
         data = self.example("full-repository-default-response", repo)
         data.update(default_branch=repo.default_branch, private=True, visibility="private")
+        # GitHub's example omits `language` and is a fork; ours is neither.
+        data.update(language=None, fork=False)
+        data.pop("parent", None)
+        data.pop("source", None)
         return data
 
     # -- objects -------------------------------------------------------------

@@ -79,3 +79,32 @@ def test_retention_defaults_to_fourteen_days(monkeypatch) -> None:  # type: igno
     assert load_settings().retention_days == 14
     monkeypatch.setenv("ODW_RETENTION_DAYS", "30")
     assert load_settings().retention_days == 30
+
+
+def _done(store: Store, key: str, run_id: str | None) -> None:
+    store.outbox.enqueue(key, "app-views", {"run_id": run_id}, run_id=run_id)
+    (entry,) = store.outbox.claim("x", 60, 1)
+    assert entry.key == key
+    store.outbox.complete(key, "x", {"ok": True})
+
+
+def test_retention_prunes_old_done_outbox_entries_of_ended_runs_only(
+    store: Store, clock: FakeClock
+) -> None:
+    store.events.append("ended", [{"type": "run-started"}], 0)
+    store.events.append("live", [{"type": "run-started"}], 0)
+    _done(store, "ended/old", "ended")
+    _done(store, "live/old", "live")
+    _done(store, "start/old", None)
+    # Old but not done (waiting out a retry): never pruned.
+    later = clock.now + 2 * FOURTEEN_DAYS
+    store.outbox.enqueue("ended/pending", "dispatch", {}, run_id="ended", not_before=later)
+    store.events.append("ended", [{"type": "run-ended"}], 1)
+    clock.advance(FOURTEEN_DAYS + 1)
+    _done(store, "start/recent", None)
+    pruned = store.retention.prune(FOURTEEN_DAYS)
+    assert pruned.outbox == 2
+    kept = {e.key for e in store.outbox.list()}
+    # A live run's entries are its idempotency keys; a pending one is still to do.
+    assert kept == {"live/old", "ended/pending", "start/recent"}
+    assert store.retention.prune(FOURTEEN_DAYS).outbox == 0

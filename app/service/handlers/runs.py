@@ -21,7 +21,9 @@ from webhooks.router import Router
 log = logging.getLogger("odw.apphost")
 router = Router()
 
-LANDING_TRAILER = "ODW-Task:"
+# ODW's own commits on the base (a landing, a tick of a task a person merged)
+# carry it; they never start a run.
+ODW_TRAILER = "ODW-Run:"
 
 
 def _where(event: PushEvent | PullRequestEvent | WorkflowRunEvent) -> tuple[int, str] | None:
@@ -47,8 +49,8 @@ def on_push(event: PushEvent, ctx: HandlerContext) -> None:
         _skip(event, "not a push to the default branch")
         return
     head = event.head_commit.message if event.head_commit else ""
-    if head and LANDING_TRAILER in head:
-        _skip(event, "ODW's own landing")
+    if head and ODW_TRAILER in head:
+        _skip(event, "ODW's own commit")
         return
     by = event.sender.login if event.sender else "push"
     api.request_start(
