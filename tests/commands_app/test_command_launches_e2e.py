@@ -14,7 +14,7 @@ from app.apphost.runs import RunKey, find_open
 from app.apphost.step import load_state
 from app.core.inputs import EndRun
 from app.store import Store
-from tests.apphost.conftest import REPO, Service, wait_until
+from tests.apphost.harness import REPO, Service, wait_until
 from tests.commands_app.test_commands_e2e import (
     ODW,
     ROADMAP,
