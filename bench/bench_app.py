@@ -34,7 +34,7 @@ from pathlib import Path
 
 import requests
 
-from tests.apphost.harness import AGENT, REPO, Service, sample_files, wait_until
+from tests.apphost.harness import AGENT, REPO, Service, app_env, sample_files, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
 from tests.fakegithub.actions_runner import LocalActions
@@ -82,13 +82,7 @@ def run_once(root: Path) -> dict[str, float]:
     fake.on_dispatch.append(note)
     data = root / "service"
     data.mkdir()
-    env = {
-        "ODW_APP_ID": str(fake.app_id),
-        "ODW_PRIVATE_KEY_PATH": str(fake.write_private_key(root)),
-        "ODW_GITHUB_API_URL": fake.api_url,
-        "ODW_POLL_SECONDS": "0.05",
-        "ODW_LOG_LEVEL": "WARNING",
-    }
+    env = app_env(fake, root, ODW_LOG_LEVEL="WARNING")
     service = Service(fake, data, env).start()
     actions = Timed(fake, root / "actions", AGENT)
     actions.completed = {}

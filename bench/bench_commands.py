@@ -18,7 +18,7 @@ from pathlib import Path
 
 from app.github import GitHubApp
 from app.github.auth import AppCredentials
-from tests.apphost.conftest import REPO, Service, sample_files
+from tests.apphost.harness import REPO, Service, app_env, sample_files
 from tests.fakegithub import FakeGitHub
 
 COMMENTS = 15
@@ -59,14 +59,7 @@ def main() -> None:
         try:
             data = root / "service"
             data.mkdir()
-            key = fake.write_private_key(root)
-            env = {
-                "ODW_APP_ID": str(fake.app_id),
-                "ODW_PRIVATE_KEY_PATH": str(key),
-                "ODW_GITHUB_API_URL": fake.api_url,
-                "ODW_POLL_SECONDS": "0.05",
-                "ODW_LOG_LEVEL": "WARNING",
-            }
+            env = app_env(fake, root, ODW_LOG_LEVEL="WARNING")
             service = Service(fake, data, env).start()
             fake.create_repository(REPO, sample_files())
             installation = fake.install("octo", [REPO])

@@ -19,7 +19,7 @@ from pathlib import Path
 from app.apphost.pr_landing import RunLanding
 from app.core.effects import DispatchStage, Integrate, PostCheck, PostComment
 from app.core.effects import FlushRemediation as Flush
-from app.core.identity import INTEGRATOR_IDENTITY, Identity
+from app.core.identity import Identity
 from app.core.integration import IntegrationReport
 from app.core.naming import slug
 from app.core.roadmap import Roadmap
@@ -31,7 +31,6 @@ from app.engine.ports import (
     IntegratePort,
     LiveAttempt,
     NotifyPort,
-    PortFault,
     SalvagePort,
     StageCompletion,
     StagePort,
@@ -39,14 +38,15 @@ from app.engine.ports import (
 from app.github.client import RepositoryClient
 from app.github.errors import GitHubError
 from app.github.ports import DispatchedRun
-from app.gitops import IntegrationInputError, MergeLock, integrate
+from app.gitops import MergeLock
 from app.gitops.auth import TOKEN_ENV, askpass_script
-from app.gitops.integrate import PROTECTED_BASE
+from app.gitops.integrate import PROTECTED_BASE, land
 from app.gitops.landed import landed_state
 from app.gitops.pr_checks import CHECKS_WAKE
 from app.gitops.pr_integrate import PullSide, integrate_via_pull
 from app.gitops.runner import GitError, GitRunner, git
 from app.local.evidence import LocalAssessor, LocalSalvager
+from app.local.landing import guarded, task_landing
 from app.local.repo import REMOTE, ROADMAP_PATH, LocalRepo, RepoError
 
 log = logging.getLogger("odw.apphost")
@@ -150,55 +150,29 @@ class MirrorIntegrator:
     landing: RunLanding | None = None  # remembers a base that refused pushes
 
     def integrate(self, request: Integrate) -> IntegrationReport:
-        task = self.roadmap.get(request.task)
-        title = task.headline if task is not None else None
-        try:
-            token = self.client.git_token(write=True)
-            protected = self.landing is not None and self.landing.protected()
-            if self.method != "pull-request" and not protected:
-                report = integrate(
-                    self.url,
-                    request.base,
-                    request.branch,
-                    request.task,
-                    run_id=self.run_id,
-                    lock=self.lock,
-                    data_dir=self.data_dir,
-                    roadmap_path=ROADMAP_PATH,
-                    title=title,
-                    token=token,
-                    delete_branch=self.delete_branches,
-                    identity=self.identity or INTEGRATOR_IDENTITY,
-                )
-                if report.ok or PROTECTED_BASE not in (report.summary or ""):
-                    return report
-                if self.landing is not None:
-                    self.landing.mark_protected(request.base)
-            return integrate_via_pull(
-                self.url,
-                request.base,
-                request.branch,
-                request.task,
-                run_id=self.run_id,
-                lock=self.lock,
-                data_dir=self.data_dir,
-                github=PullSide(
-                    pulls=self.client.pulls,
-                    checks=self.client.check_states,
-                    protection=self.client.protection,
-                    wake=CHECKS_WAKE,
-                    poll=PR_CHECKS_POLL,
-                ),
-                roadmap_path=ROADMAP_PATH,
-                title=title,
-                token=token,
-                delete_branch=self.delete_branches,
-                identity=self.identity or INTEGRATOR_IDENTITY,
-            )
-        except IntegrationInputError as exc:
-            return IntegrationReport(summary=f"integration refused its input: {exc}")
-        except Exception as exc:  # the integrator died: never retried blindly
-            raise PortFault("infra", f"integrator crashed: {type(exc).__name__}: {exc}") from exc
+        return guarded(lambda: self._land(request))
+
+    def _land(self, request: Integrate) -> IntegrationReport:
+        landing = task_landing(
+            self.url, request, self.roadmap, run_id=self.run_id, data_dir=self.data_dir,
+            identity=self.identity, delete_branch=self.delete_branches,
+            token=self.client.git_token(write=True),
+        )  # fmt: skip
+        protected = self.landing is not None and self.landing.protected()
+        if self.method != "pull-request" and not protected:
+            report = land(landing, self.lock)
+            if report.ok or PROTECTED_BASE not in (report.summary or ""):
+                return report
+            if self.landing is not None:
+                self.landing.mark_protected(request.base)
+        side = PullSide(
+            pulls=self.client.pulls,
+            checks=self.client.check_states,
+            protection=self.client.protection,
+            wake=CHECKS_WAKE,
+            poll=PR_CHECKS_POLL,
+        )
+        return integrate_via_pull(landing, lock=self.lock, github=side)
 
     def inspect(self, request: Integrate) -> IntegrationReport | None:
         """A landing visible on the base (trailer and ticked box), else None."""

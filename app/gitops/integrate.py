@@ -65,6 +65,26 @@ class _Stop(Exception):
         self.conflicts = conflicts
 
 
+@dataclass(frozen=True)
+class Landing:
+    """What one landing of a task is given, by either method (push or pull request)."""
+
+    repo: str
+    base: str
+    branch: str
+    task_id: str
+    run_id: str
+    data_dir: Path
+    roadmap_path: str = DEFAULT_ROADMAP
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    title: str | None = None
+    git_timeout: float = DEFAULT_TIMEOUT
+    token: str | None = None
+    push_options: Sequence[str] = ()
+    identity: Identity | None = None  # None: the integrator's own (`INTEGRATOR_IDENTITY`)
+    delete_branch: bool = True
+
+
 def integrate(
     repo: str,
     base: str,
@@ -93,44 +113,38 @@ def integrate(
     once the task has landed, unless it moved since it was fetched. Commits are
     made as `identity`, by default the integrator's own (`INTEGRATOR_IDENTITY`).
     """
-    job = prepare(
+    landing = Landing(
         repo, base, branch, task_id, run_id=run_id, data_dir=data_dir,
         roadmap_path=roadmap_path, max_attempts=max_attempts, title=title,
         git_timeout=git_timeout, token=token, push_options=push_options,
         identity=identity, delete_branch=delete_branch,
     )  # fmt: skip
+    return land(landing, lock, lock_timeout)
+
+
+def land(
+    landing: Landing, lock: MergeLock, lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+) -> IntegrationReport:
+    """`integrate` for a `Landing` already put together."""
+    job = prepare(landing)
     return under_lock(job, lock, lock_timeout, job.run)
 
 
-def prepare(
-    repo: str,
-    base: str,
-    branch: str,
-    task_id: str,
-    *,
-    run_id: str,
-    data_dir: Path,
-    roadmap_path: str = DEFAULT_ROADMAP,
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    title: str | None = None,
-    git_timeout: float = DEFAULT_TIMEOUT,
-    token: str | None = None,
-    push_options: Sequence[str] = (),
-    identity: Identity | None = None,
-    delete_branch: bool = True,
-) -> _Integration:
+def prepare(landing: Landing) -> _Integration:
     """Check the arguments and set up the git runner and mirror for one landing
     (the push method's and the pull-request method's)."""
-    _validate(base, branch, task_id, run_id, roadmap_path, max_attempts)
-    remote = normalise_remote(repo)
+    base, branch, task_id, run_id = landing.base, landing.branch, landing.task_id, landing.run_id
+    _validate(base, branch, task_id, run_id, landing.roadmap_path, landing.max_attempts)
+    remote = normalise_remote(landing.repo)
     try:
         check_url(remote)
     except ValueError as exc:
         raise IntegrationInputError(str(exc)) from None
-    data_dir = Path(data_dir)
+    token, identity = landing.token, landing.identity
+    data_dir = Path(landing.data_dir)
     env = auth_env(data_dir, token)
     env.update(identity.env() if identity else identity_env(INTEGRATOR_NAME, INTEGRATOR_EMAIL))
-    runner = GitRunner(timeout=git_timeout, env=env, secrets=[token] if token else [])
+    runner = GitRunner(timeout=landing.git_timeout, env=env, secrets=[token] if token else [])
     return _Integration(
         runner=runner,
         mirror=Mirror(data_dir, remote, runner),
@@ -138,11 +152,11 @@ def prepare(
         branch=branch,
         task_id=task_id,
         run_id=run_id,
-        roadmap_path=roadmap_path,
-        max_attempts=max_attempts,
-        title=title,
-        push_options=tuple(push_options),
-        delete_branch=delete_branch,
+        roadmap_path=landing.roadmap_path,
+        max_attempts=landing.max_attempts,
+        title=landing.title,
+        push_options=tuple(landing.push_options),
+        delete_branch=landing.delete_branch,
     )
 
 

@@ -22,31 +22,30 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from app.core.identity import INTEGRATOR_IDENTITY, Identity
 from app.core.integration import IntegrationReport
 from app.core.naming import integration_branch
 from app.github.errors import GitHubError, HeadMoved, NotMergeable
 from app.github.ports import CheckStates, MergeResult, Protection, PullRequest, Pulls
 from app.gitops.integrate import (
     DEFAULT_LOCK_TIMEOUT,
-    DEFAULT_MAX_ATTEMPTS,
     DEFAULT_ROADMAP,
     PROTECTED_BASE,
+    Landing,
     _abort_leftover_rebase,
     _Integration,
     _Steps,
     _Stop,
-    integrate,
+    land,
     prepare,
     under_lock,
 )
 from app.gitops.lock import MergeLock
 from app.gitops.mirror import MirrorBusy
 from app.gitops.pr_checks import ChecksWake, wait_for_checks
-from app.gitops.runner import DEFAULT_TIMEOUT, GitError
+from app.gitops.runner import GitError
 
 DEFAULT_CHECKS_TIMEOUT = 3600.0
 ODW_CHECKS = "ODW · "
@@ -70,35 +69,18 @@ class _Again(Exception):
 
 
 def integrate_via_pull(
-    repo: str,
-    base: str,
-    branch: str,
-    task_id: str,
+    landing: Landing,
     *,
-    run_id: str,
     lock: MergeLock,
-    data_dir: Path,
     github: PullSide,
-    roadmap_path: str = DEFAULT_ROADMAP,
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    title: str | None = None,
-    git_timeout: float = DEFAULT_TIMEOUT,
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
-    token: str | None = None,
-    identity: Identity = INTEGRATOR_IDENTITY,
-    delete_branch: bool = True,
 ) -> IntegrationReport:
-    """Land `branch` on `base` by squash-merging its pull request.
+    """Land `landing.branch` on `landing.base` by squash-merging its pull request.
 
     Same arguments and report as `integrate`, plus the GitHub ports; raises
     IntegrationInputError for arguments that cannot be right.
     """
-    job = prepare(
-        repo, base, branch, task_id, run_id=run_id, data_dir=data_dir,
-        roadmap_path=roadmap_path, max_attempts=max_attempts, title=title,
-        git_timeout=git_timeout, token=token, identity=identity,
-        delete_branch=delete_branch,
-    )  # fmt: skip
+    job = prepare(landing)
     return under_lock(job, lock, lock_timeout, _PullLanding(job, github).run)
 
 
@@ -305,12 +287,12 @@ class Lander:
         key = (full_name, base)
         with self._guard:
             through_pull = method == "pull-request" or key in self._protected
+        landing = Landing(
+            repo, base, branch, task_id, run_id=run_id, data_dir=self.data_dir, token=token,
+            title=title, roadmap_path=roadmap_path, delete_branch=delete_branch,
+        )  # fmt: skip
         if not through_pull:
-            report = integrate(
-                repo, base, branch, task_id, run_id=run_id, lock=self.lock,
-                data_dir=self.data_dir, token=token, title=title, roadmap_path=roadmap_path,
-                delete_branch=delete_branch, push_options=push_options,
-            )  # fmt: skip
+            report = land(replace(landing, push_options=push_options), self.lock)
             if report.ok or PROTECTED_BASE not in (report.summary or ""):
                 return report
             with self._guard:
@@ -321,8 +303,4 @@ class Lander:
                     f"Branch protection refused a push to `{base}`; ODW lands tasks through "
                     "their pull requests from now on (squash merge once required checks pass)."
                 )
-        return integrate_via_pull(
-            repo, base, branch, task_id, run_id=run_id, lock=self.lock,
-            data_dir=self.data_dir, github=self.pull_side(full_name), token=token, title=title,
-            roadmap_path=roadmap_path, delete_branch=delete_branch,
-        )  # fmt: skip
+        return integrate_via_pull(landing, lock=self.lock, github=self.pull_side(full_name))

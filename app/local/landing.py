@@ -10,16 +10,51 @@ the core fails the task rather than guess.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
+from pathlib import Path
 
 from app.core.effects import Integrate
 from app.core.identity import Identity
 from app.core.integration import IntegrationReport
 from app.core.roadmap import Roadmap
 from app.engine.ports import PortFault
-from app.gitops import InProcessMergeLock, IntegrationInputError, integrate
+from app.gitops import InProcessMergeLock, IntegrationInputError
+from app.gitops.integrate import Landing, land
 from app.gitops.landed import landed_state
 from app.gitops.runner import GitError, GitRunner
 from app.local.repo import REMOTE, ROADMAP_PATH, LocalRepo, RepoError
+
+
+def task_landing(
+    url: str,
+    request: Integrate,
+    roadmap: Roadmap,
+    *,
+    run_id: str,
+    data_dir: Path,
+    identity: Identity | None,
+    delete_branch: bool,
+    token: str | None = None,
+) -> Landing:
+    """The landing `request` asks for, titled with the task's roadmap headline
+    (local mode's and the App's)."""
+    task = roadmap.get(request.task)
+    return Landing(
+        url, request.base, request.branch, request.task, run_id=run_id, data_dir=data_dir,
+        roadmap_path=ROADMAP_PATH, title=task.headline if task is not None else None,
+        token=token, identity=identity, delete_branch=delete_branch,
+    )  # fmt: skip
+
+
+def guarded(landing: Callable[[], IntegrationReport]) -> IntegrationReport:
+    """Run a landing as the integrate port: refused input is a report, a crash of
+    the integrator an infra fault (never retried blindly)."""
+    try:
+        return landing()
+    except IntegrationInputError as exc:
+        return IntegrationReport(summary=f"integration refused its input: {exc}")
+    except Exception as exc:  # the integrator died: never retried blindly
+        raise PortFault("infra", f"integrator crashed: {type(exc).__name__}: {exc}") from exc
 
 
 class LocalIntegrator:
@@ -41,25 +76,11 @@ class LocalIntegrator:
         self.data_dir = repo.state_dir / "data"
 
     def integrate(self, request: Integrate) -> IntegrationReport:
-        task = self.roadmap.get(request.task)
-        try:
-            report = integrate(
-                self.repo.origin_url,
-                request.base,
-                request.branch,
-                request.task,
-                run_id=self.run_id,
-                lock=self.lock,
-                data_dir=self.data_dir,
-                roadmap_path=ROADMAP_PATH,
-                title=task.headline if task is not None else None,
-                identity=self.identity,
-                delete_branch=self.delete_branches,
-            )
-        except IntegrationInputError as exc:
-            return IntegrationReport(summary=f"integration refused its input: {exc}")
-        except Exception as exc:  # the integrator died: never retried blindly
-            raise PortFault("infra", f"integrator crashed: {type(exc).__name__}: {exc}") from exc
+        landing = task_landing(
+            self.repo.origin_url, request, self.roadmap, run_id=self.run_id,
+            data_dir=self.data_dir, identity=self.identity, delete_branch=self.delete_branches,
+        )  # fmt: skip
+        report = guarded(lambda: land(landing, self.lock))
         if report.complete and self.delete_branches:
             self._forget_branch(request.branch)
         return report

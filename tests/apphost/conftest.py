@@ -21,11 +21,11 @@ import pytest
 from tests.apphost.harness import (
     AGENT,
     ODW_YML,
-    REPO,
     ROADMAP,
     Service,
+    app_env,
+    install_sample,
     sample_files,
-    wait_until,
 )
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.actions_runner import LocalActions
@@ -74,17 +74,14 @@ def service(
 ) -> Iterator[Service]:
     data = tmp_path / "service"
     data.mkdir()
-    key = fake.write_private_key(tmp_path)
-    env = {
-        "ODW_APP_ID": str(fake.app_id),
-        "ODW_PRIVATE_KEY_PATH": str(key),
-        "ODW_GITHUB_API_URL": fake.api_url,
-        "ODW_WORKERS": "2",
-        "ODW_EXECUTORS": "2",
-        "ODW_POLL_SECONDS": "0.05",
-        "ODW_RETRY_BASE_SECONDS": "0.2",
+    env = app_env(
+        fake,
+        tmp_path,
+        ODW_WORKERS="2",
+        ODW_EXECUTORS="2",
+        ODW_RETRY_BASE_SECONDS="0.2",
         **service_env_extra,
-    }
+    )
     svc = Service(fake, data, env).start()
     try:
         yield svc
@@ -95,18 +92,7 @@ def service(
 @pytest.fixture
 def sample(fake: FakeGitHub, service: Service, sample_spec: dict[str, Any]) -> Repository:
     """`octo/demo`, with the App installed (the service has recorded the installation)."""
-    repo = fake.create_repository(REPO, sample_files(sample_spec["roadmap"], sample_spec["odw"]))
-    installation = fake.install("octo", [REPO])
-    store = service.store()
-    try:
-        wait_until(
-            "the installation to be recorded",
-            lambda: store.installations.installation_for_repository(REPO) == installation.id,
-            timeout=30,
-        )
-    finally:
-        store.close()
-    return repo
+    return install_sample(fake, service, sample_files(sample_spec["roadmap"], sample_spec["odw"]))
 
 
 @pytest.fixture

@@ -19,7 +19,15 @@ import textwrap
 import time
 from pathlib import Path
 
-from tests.apphost.harness import AGENT, ODW_YML, REPO, Service, sample_files, wait_until
+from tests.apphost.harness import (
+    AGENT,
+    ODW_YML,
+    REPO,
+    Service,
+    app_env,
+    sample_files,
+    wait_until,
+)
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.actions_runner import LocalActions
 from tests.fakegithub.oracles import REST_OPENAPI
@@ -58,13 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     fake = FakeGitHub(root / "github").start()
     data = root / "service"
     data.mkdir(exist_ok=True)
-    env = {
-        "ODW_APP_ID": str(fake.app_id),
-        "ODW_PRIVATE_KEY_PATH": str(fake.write_private_key(root)),
-        "ODW_GITHUB_API_URL": fake.api_url,
-        "ODW_POLL_SECONDS": "0.05",
-        "ODW_LOG_LEVEL": "WARNING",
-    }
+    env = app_env(fake, root, ODW_LOG_LEVEL="WARNING")
     service = Service(fake, data, env)
     actions = LocalActions(fake, root / "actions", AGENT)
     try:

@@ -38,6 +38,14 @@ ROADMAP = """\
   - Requires 1.2.
 - [ ] 1.4. Add a licence note
 """
+CHAIN = """\
+# Roadmap
+
+- [ ] 1.1. Add a greeting
+- [ ] 1.2. Add a farewell
+  - Requires 1.1.
+"""
+"""Two tasks, the second requiring the first."""
 ODW_YML: dict[str, Any] = {
     "gates": ["test -d work"],
     "identity": {"name": "odw-runner", "email": "odw-runner@example.com"},
@@ -64,6 +72,40 @@ def sample_files(roadmap: str = ROADMAP, odw: dict[str, Any] | None = None) -> d
         ".github/odw.yml": yaml.safe_dump(odw or ODW_YML, sort_keys=False),
         ".github/workflows/odw-stage.yml": render_workflow("octo/odw@v1", 30),
     }
+
+
+def app_env(fake: FakeGitHub, root: Path, **extra: str) -> dict[str, str]:
+    """The App's settings for `Service` against `fake` (its key written under
+    `root`), polling fast; `extra` adds or overrides settings."""
+    return {
+        "ODW_APP_ID": str(fake.app_id),
+        "ODW_PRIVATE_KEY_PATH": str(fake.write_private_key(root)),
+        "ODW_GITHUB_API_URL": fake.api_url,
+        "ODW_POLL_SECONDS": "0.05",
+        **extra,
+    }
+
+
+def install_sample(
+    fake: FakeGitHub,
+    service: Service,
+    files: dict[str, str],
+    permissions: dict[str, str] | None = None,
+) -> Repository:
+    """`REPO` holding `files`, with the App installed (granted `permissions`, by
+    default the fake's) once the service has recorded the installation."""
+    repo = fake.create_repository(REPO, files)
+    installation = fake.install("octo", [REPO], permissions)
+    store = service.store()
+    try:
+        wait_until(
+            "the installation to be recorded",
+            lambda: store.installations.installation_for_repository(REPO) == installation.id,
+            timeout=30,
+        )
+    finally:
+        store.close()
+    return repo
 
 
 @dataclass

@@ -7,21 +7,13 @@ from typing import Any
 
 import pytest
 
-from tests.apphost.harness import ODW_YML, Service, explain, results, trailers, wait_until
+from tests.apphost.harness import CHAIN, ODW_YML, Service, explain, results, trailers, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
 from tests.fakegithub.actions_runner import LocalActions
 from tests.fakegithub.state import Repository
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("apphost")]
-
-CHAIN = """\
-# Roadmap
-
-- [ ] 1.1. Add a greeting
-- [ ] 1.2. Add a farewell
-  - Requires 1.1.
-"""
 
 
 @pytest.fixture

@@ -10,10 +10,8 @@ signed webhooks from the fake GitHub, stages run by the real runner.
 
 from __future__ import annotations
 
-import contextlib
 import secrets
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,11 +20,12 @@ import pytest
 
 from app.github.manifest import load as load_manifest
 from app.gitops.runner import git
-from tests.apphost.conftest import REPO, Service, sample_files, wait_until
+from tests.apphost.harness import REPO, Service, install_sample, sample_files, wait_until
 from tests.conftest import REPO_ROOT
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.actions_runner import LocalActions
 from tests.fakegithub.state import Repository
+from tests.leakscan import CmdlineSampler, leaks
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("apphost")]
 
@@ -45,18 +44,7 @@ def service_env_extra() -> dict[str, str]:
 
 
 def _installed(fake: FakeGitHub, service: Service, permissions: dict[str, str]) -> Repository:
-    repo = fake.create_repository(REPO, sample_files(ONE_TASK, ODW))
-    installation = fake.install("octo", [REPO], permissions)
-    store = service.store()
-    try:
-        wait_until(
-            "the installation to be recorded",
-            lambda: store.installations.installation_for_repository(REPO) == installation.id,
-            timeout=30,
-        )
-    finally:
-        store.close()
-    return repo
+    return install_sample(fake, service, sample_files(ONE_TASK, ODW), permissions)
 
 
 def _run_result(service: Service) -> dict[str, Any]:
@@ -91,29 +79,6 @@ def test_app_preflight_without_dispatch_permission_starts_nothing_and_says_what_
     assert dispatches == [] and fake.runs == {}
     assert set(repo.git.refs()) == {"refs/heads/main"}, "a branch was created"
     assert not fake.pulls
-
-
-class CmdlineSampler:
-    def __init__(self) -> None:
-        self.seen: set[bytes] = set()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            for entry in Path("/proc").iterdir():
-                if entry.name.isdigit():
-                    with contextlib.suppress(OSError):
-                        self.seen.add((entry / "cmdline").read_bytes())
-            self._stop.wait(0.005)
-
-    def __enter__(self) -> CmdlineSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(5)
 
 
 @pytest.fixture
@@ -195,13 +160,7 @@ def test_app_end_to_end_leaks_no_credential_anywhere(
             written[f"{mirror} history"] = git(mirror, "log", "--all", "-p").stdout.encode()
     for i, cmdline in enumerate(sampler.seen):
         written[f"cmdline #{i}"] = cmdline
-    leaks = [
-        f"{what} in {where}"
-        for what, value in credentials.items()
-        for where, data in written.items()
-        if value.encode() in data
-    ]
-    assert leaks == []
+    assert leaks(credentials, written) == []
 
 
 def fake_default_permissions() -> dict[str, str]:

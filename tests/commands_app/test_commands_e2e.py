@@ -14,7 +14,7 @@ from app.apphost.runs import RunKey, find_open
 from app.apphost.step import load_state
 from app.commands.grammar import help_text
 from app.store import Store
-from tests.apphost.conftest import REPO, Service, wait_until
+from tests.apphost.harness import REPO, Service, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
 from tests.fakegithub.actions_runner import LocalActions

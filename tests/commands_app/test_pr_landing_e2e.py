@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.apphost.conftest import ODW_YML, REPO, Service, wait_until
+from tests.apphost.harness import ODW_YML, REPO, Service, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
 from tests.fakegithub.actions_runner import LocalActions

@@ -17,70 +17,22 @@ import pytest
 
 from app.github import GitHubApp, actions, artifacts, checks, conversation, manifest, permissions
 from app.github import pulls as pull_requests
-from app.github.auth import AppCredentials, TokenCache
 from app.github.client import RepositoryClient
 from app.github.errors import GitHubError
-from app.github.ports import CheckAction, CheckRunFields
 from app.service.handlers import build_router
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.state import Repository
-from tests.github.conftest import REPO, FakeClock, RecordingSleeper
+from tests.github.conftest import REPO
+from tests.github.drive import drive_every_port, routes_sent
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def drive_every_port(
-    client: RepositoryClient, fake: FakeGitHub, repo: Repository, tmp: Path
-) -> None:
-    """One call of every port method, in an order that gives each its subject."""
-    sha = repo.git.sha("refs/heads/main") or ""
-    client.contents.file_at("docs/roadmap.md", sha)
-    client.refs.create_branch("roadmap-1-1", sha)
-    head = repo.git.commit_files("roadmap-1-1", {"f": "1"}, "work", parent=sha)
-    client.refs.move_branch("roadmap-1-1", head)
-    client.contents.branch_sha("roadmap-1-1")
-    check = client.checks.create_check_run(
-        "ODW · 1.1", head, CheckRunFields(status="queued", actions=[CheckAction("R", "r", "r")])
-    )
-    client.checks.update_check_run(check.id, CheckRunFields(conclusion="success"))
-    client.checks.check_runs_for_ref(head)
-    pull = client.pulls.create_pull("roadmap-1-1", "main", "1.1", "b", draft=False)
-    client.pulls.find_pull("roadmap-1-1", "main")
-    client.pulls.update_pull(pull.number, body="c")
-    client.pulls.get_pull(pull.number)
-    comment = client.comments.create_comment(pull.number, "<!-- m -->")
-    client.comments.edit_comment(comment.id, "<!-- m --> 2")
-    client.comments.list_comments(pull.number)
-    client.reactions.react_to_comment(comment.id, "eyes")
-    client.permissions.permission_of("octo")
-    inputs = {"stage": "plan", "task": "1.1", "token": "t"}
-    run = client.dispatch.dispatch("odw-stage.yml", "roadmap-1-1", inputs, "t")
-    fake.upload_artifact(run.run_id, "odw-verdict", {"v.json": "{}"})
-    fake.complete_run(run.run_id)
-    client.runs.get_run(run.run_id)
-    client.runs.list_runs("odw-stage.yml")
-    client.runs.list_jobs(run.run_id)
-    (artifact,) = client.artifacts.list_artifacts(run.run_id)
-    client.artifacts.download_artifact(artifact, tmp / "a", 10_000)
-    client.check_states.check_states(head)
-    client.protection.required_contexts("main")
-    client.pulls.merge_pull(pull.number, head)
-
-
-def _routes_sent(fake: FakeGitHub) -> set[tuple[str, str]]:
-    sent = set()
-    for request in fake.requests:
-        matched = fake.openapi.match(request["path"])
-        assert matched is not None, request["path"]
-        sent.add((request["method"], matched[0]))
-    return sent
 
 
 def test_manifest_permissions_are_exactly_what_the_routes_the_code_calls_need(
     client: RepositoryClient, fake: FakeGitHub, repo: Repository, tmp_path: Path
 ) -> None:
     drive_every_port(client, fake, repo, tmp_path)
-    sent = _routes_sent(fake) - permissions.APP_ROUTES
+    sent = routes_sent(fake) - permissions.APP_ROUTES
     # Optional permissions are not granted, so their routes are never sent.
     assert sent == set(permissions.ROUTES), "a route app/github sends has no permission entry"
     spec = manifest.load()
@@ -112,21 +64,14 @@ def test_manifest_events_are_exactly_the_events_the_router_registers() -> None:
 
 
 def test_optional_permissions_are_used_when_granted_and_their_routes_are_known(
-    fake: FakeGitHub, repo: Repository, clock: FakeClock, sleeper: RecordingSleeper, tmp_path: Path
+    fake: FakeGitHub, repo: Repository, app: GitHubApp, tmp_path: Path
 ) -> None:
     optional = dict([*permissions.OPTIONAL_ROUTES.values(), *permissions.OPTIONAL_EVENTS.values()])
     installation = fake.install(
         "octo", [REPO], {**manifest.load()["default_permissions"], **optional}
     )
-    app = GitHubApp(
-        AppCredentials(fake.app_id, fake.private_key_pem),
-        fake.api_url,
-        tokens=TokenCache(clock),
-        clock=clock,
-        sleeper=sleeper,
-    )
     drive_every_port(app.repository(installation.id, REPO), fake, repo, tmp_path)
-    sent = _routes_sent(fake) - permissions.APP_ROUTES
+    sent = routes_sent(fake) - permissions.APP_ROUTES
     assert sent == set(permissions.ROUTES) | set(permissions.OPTIONAL_ROUTES)
     assert not set(optional) & set(manifest.load()["default_permissions"])
 
@@ -142,8 +87,7 @@ LOWERED = {"write": "read", "read": "none"}
 def test_every_manifest_permission_is_at_the_lowest_level_that_works(
     fake: FakeGitHub,
     repo: Repository,
-    clock: FakeClock,
-    sleeper: RecordingSleeper,
+    app: GitHubApp,
     tmp_path: Path,
     permission: str,
 ) -> None:
@@ -152,13 +96,6 @@ def test_every_manifest_permission_is_at_the_lowest_level_that_works(
     granted[permission] = LOWERED[granted[permission]]
     granted = {k: v for k, v in granted.items() if v != "none"}
     installation = fake.install("octo", [REPO], granted)
-    app = GitHubApp(
-        AppCredentials(fake.app_id, fake.private_key_pem),
-        fake.api_url,
-        tokens=TokenCache(clock),
-        clock=clock,
-        sleeper=sleeper,
-    )
     with pytest.raises(GitHubError):
         drive_every_port(app.repository(installation.id, REPO), fake, repo, tmp_path)
 

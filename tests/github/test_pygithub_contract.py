@@ -15,10 +15,10 @@ from github.CheckRun import CheckRun
 from github.PaginatedList import PaginatedList
 
 from app.github.client import RepositoryClient
-from app.github.ports import CheckAction, CheckRunFields
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.state import Installation, Repository
 from tests.github.conftest import REPO
+from tests.github.drive import drive_every_port, routes_sent
 
 R = "/repos/{owner}/{repo}"
 CONTRACT = {
@@ -71,15 +71,6 @@ def gh(fake: FakeGitHub, installation: Installation) -> Iterator[Github]:
     client.close()
 
 
-def _used(fake: FakeGitHub) -> set[tuple[str, str]]:
-    used = set()
-    for request in fake.requests:
-        matched = fake.openapi.match(request["path"])
-        assert matched is not None
-        used.add((request["method"], matched[0]))
-    return used
-
-
 def test_contents_and_refs(gh: Github, fake: FakeGitHub, repo: Repository) -> None:
     r = gh.get_repo(REPO)
     sha = repo.git.sha("refs/heads/main") or ""
@@ -92,7 +83,7 @@ def test_contents_and_refs(gh: Github, fake: FakeGitHub, repo: Repository) -> No
     ahead = repo.git.commit_files("scratch", {"a": "1"}, "a", parent=sha)
     created.edit(ahead)
     assert r.get_git_ref("heads/roadmap-1-1").object.sha == ahead
-    assert _used(fake) >= {
+    assert routes_sent(fake) >= {
         CONTRACT[k] for k in ("contents at a sha", "get ref", "create ref", "move ref")
     }
 
@@ -186,34 +177,5 @@ def test_actions_dispatch_runs_jobs_and_artifacts(
 def test_the_adapter_uses_exactly_the_contracted_routes(
     client: RepositoryClient, fake: FakeGitHub, repo: Repository, tmp_path: Path
 ) -> None:
-    sha = repo.git.sha("refs/heads/main") or ""
-    client.contents.file_at("docs/roadmap.md", sha)
-    client.refs.create_branch("roadmap-1-1", sha)
-    head = repo.git.commit_files("roadmap-1-1", {"f": "1"}, "work", parent=sha)
-    client.refs.move_branch("roadmap-1-1", head)
-    client.contents.branch_sha("roadmap-1-1")
-    check = client.checks.create_check_run(
-        "ODW · 1.1", head, CheckRunFields(status="queued", actions=[CheckAction("R", "r", "r")])
-    )
-    client.checks.update_check_run(check.id, CheckRunFields(conclusion="success"))
-    client.checks.check_runs_for_ref(head)
-    pull = client.pulls.create_pull("roadmap-1-1", "main", "1.1", "b", draft=False)
-    client.pulls.find_pull("roadmap-1-1", "main")
-    client.pulls.update_pull(pull.number, body="c")
-    client.pulls.get_pull(pull.number)
-    comment = client.comments.create_comment(pull.number, "<!-- m -->")
-    client.comments.edit_comment(comment.id, "<!-- m --> 2")
-    client.comments.find_marked_comment(pull.number, "<!-- m -->", fake.bot_login)
-    client.reactions.react_to_comment(comment.id, "eyes")
-    client.permissions.permission_of("octo")
-    inputs = {"stage": "plan", "task": "1.1", "token": "t"}
-    run = client.dispatch.dispatch("odw-stage.yml", "roadmap-1-1", inputs, "t")
-    fake.upload_artifact(run.run_id, "odw-verdict", {"v.json": "{}"})
-    fake.complete_run(run.run_id)
-    client.runs.get_run(run.run_id)
-    client.runs.list_runs("odw-stage.yml")
-    client.runs.list_jobs(run.run_id)
-    (artifact,) = client.artifacts.list_artifacts(run.run_id)
-    client.artifacts.download_artifact(artifact, tmp_path / "a", 10_000)
-    client.pulls.merge_pull(pull.number, head)
-    assert _used(fake) == set(CONTRACT.values())
+    drive_every_port(client, fake, repo, tmp_path)
+    assert routes_sent(fake) == set(CONTRACT.values())

@@ -11,6 +11,7 @@ import pytest
 
 from app.github import GitHubApp
 from app.github.client import RepositoryClient
+from app.gitops.integrate import Landing
 from app.gitops.landed import TASK_TRAILER
 from app.gitops.lock import InProcessMergeLock
 from app.gitops.pr_checks import ChecksWake
@@ -158,10 +159,11 @@ def test_a_merge_answered_500_that_did_merge_is_not_merged_again(
 ) -> None:
     branch = _task_branch(repo, "1.1")
     fake.inject("PUT", MERGE, server_error_after_write(500))
-    report = integrate_via_pull(
-        fake.git_url(REPO), "main", branch, "1.1", run_id="run-2", lock=InProcessMergeLock(),
-        data_dir=tmp_path / "data", github=_side(client, ci), token=client.git_token(write=True),
+    landing = Landing(
+        fake.git_url(REPO), "main", branch, "1.1", run_id="run-2", data_dir=tmp_path / "data",
+        token=client.git_token(write=True),
     )  # fmt: skip
+    report = integrate_via_pull(landing, lock=InProcessMergeLock(), github=_side(client, ci))
     assert report.ok, report.summary
     merges = [r for r in fake.requests if r["method"] == "PUT" and r["path"].endswith("/merge")]
     assert [r["status"] for r in merges] == [500]
@@ -184,10 +186,11 @@ def test_a_failing_required_check_stops_without_merging(
         wake.poke(sha)
 
     threading.Thread(target=fail_ci, daemon=True).start()
-    report = integrate_via_pull(
-        fake.git_url(REPO), "main", branch, "1.1", run_id="run-3", lock=InProcessMergeLock(),
-        data_dir=tmp_path / "data", github=side, token=client.git_token(write=True),
+    landing = Landing(
+        fake.git_url(REPO), "main", branch, "1.1", run_id="run-3", data_dir=tmp_path / "data",
+        token=client.git_token(write=True),
     )  # fmt: skip
+    report = integrate_via_pull(landing, lock=InProcessMergeLock(), github=side)
     assert not report.ok and not report.pushed
     assert "'ci/test' failed" in (report.summary or "")
     assert "/odw retry 1.1" in (report.summary or "")

@@ -5,14 +5,13 @@ environment into its log and into a committed file."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
+from tests.leakscan import CmdlineSampler, leaks
 from tests.local.conftest import FAST, SCRIPTED_AGENT, git
 
 ROADMAP = "## Phase 1\n- [ ] 1.1.1. First\n"
@@ -32,33 +31,6 @@ LEAKY_AGENT = f"env; env > env-dump.txt; {sys.executable} {SCRIPTED_AGENT}"
 
 def recognisable(name: str) -> str:
     return f"odwscan{name.lower().replace('_', '')}{secrets.token_hex(8)}"
-
-
-class CmdlineSampler:
-    """Reads /proc/<pid>/cmdline of every process, every few milliseconds."""
-
-    def __init__(self) -> None:
-        self.seen: set[bytes] = set()
-        self.samples = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            for entry in Path("/proc").iterdir():
-                if entry.name.isdigit():
-                    with contextlib.suppress(OSError):
-                        self.seen.add((entry / "cmdline").read_bytes())
-            self.samples += 1
-            self._stop.wait(0.005)
-
-    def __enter__(self) -> CmdlineSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(5)
 
 
 def _everything_written(root: Path, repos: list[Path]) -> dict[str, bytes]:
@@ -94,10 +66,4 @@ def test_a_local_run_leaks_no_credential_anywhere(project_factory) -> None:  # t
     written["stderr"] = proc.stderr.encode()
     for i, cmdline in enumerate(sampler.seen):
         written[f"cmdline #{i}"] = cmdline
-    leaks = [
-        f"{name} in {where}"
-        for name, value in planted.items()
-        for where, data in written.items()
-        if value.encode() in data
-    ]
-    assert leaks == []
+    assert leaks(planted, written) == []
