@@ -134,6 +134,9 @@ def run_check(s: RunState, links: Links) -> CheckView:
         conclusion = None
     if halted:
         parts.append("halted")
+    would = dry_run_frontier(s)
+    if would is not None:
+        parts.insert(0, f"dry run: would start {would}")
     # No stage column: the run check changes when a task's status does, not at every
     # stage (each task's own check run shows its stage), which keeps writes few.
     lines = [
@@ -145,6 +148,12 @@ def run_check(s: RunState, links: Links) -> CheckView:
     for r in rows:
         pr = links.pulls.get(r["id"])
         lines.append(f"| {cell(r['id'])} | {cell(r['status'])} | {f'[PR]({pr})' if pr else ''} |")
+    if would is not None:
+        lines += [
+            "",
+            f"**Dry run:** nothing was dispatched or written; a run now would start {would} "
+            f"(at most {s.config.max_parallel} at a time).",
+        ]
     if links.notice:
         lines += ["", f"**Note:** {links.notice}"]
     lines += ["", f"**halted:** {cell(halted or 'no')}"]
@@ -163,6 +172,14 @@ def run_check(s: RunState, links: Links) -> CheckView:
         conclusion,
         external_id=f"run:{s.run_id}"[:255],
     )
+
+
+def dry_run_frontier(s: RunState) -> str | None:
+    """What a dry run reports: the ready tasks a real run would start (None: not a dry run)."""
+    if not s.config.dry_run:
+        return None
+    ready = s.ready() if s.roadmap is not None else []
+    return ", ".join(untrusted(t, 40) for t in ready[:10]) if ready else "nothing"
 
 
 def superseded_check(name: str, head_sha: str) -> CheckView:

@@ -1,5 +1,8 @@
 """The App manifest: `app.yml` read and turned into GitHub's manifest JSON.
 
+`app/github/app.yml` is the file (installed with the package); the
+repository root's `app.yml` links to it.
+
 GitHub's registration flow takes `name`, `url`, `hook_attributes.url`,
 `default_permissions`, `default_events` and `public`
 (https://docs.github.com/en/apps/sharing-github-apps/registering-a-github-app-from-a-manifest).
@@ -13,7 +16,9 @@ from urllib.parse import urlsplit
 
 import yaml
 
-MANIFEST_PATH = Path(__file__).resolve().parents[2] / "app.yml"
+# The one copy ships inside the package (package data), so an installed `odw`
+# finds it; the repository root's `app.yml` is a symbolic link to it.
+MANIFEST_PATH = Path(__file__).resolve().parent / "app.yml"
 WEBHOOK_PATH = "/webhooks"
 
 
@@ -24,6 +29,11 @@ class ManifestError(ValueError):
 def load(path: Path = MANIFEST_PATH) -> dict[str, Any]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(
+            f"the App manifest {path} is missing: this installation of odw is incomplete "
+            "(reinstall the odw package; a source checkout has it as app/github/app.yml)"
+        ) from None
     except OSError as exc:
         raise ManifestError(f"cannot read the App manifest {path}: {exc.strerror}") from None
     except yaml.YAMLError as exc:

@@ -11,10 +11,13 @@ from pathlib import Path
 import pytest
 
 from app.gitops.auth import auth_env
+from app.local.eventlog import unfinished_run
 from app.local.launch import Request, load_plan
 from app.local.preflight import check
 from app.local.repo import LocalRepo
-from app.local.run import execute, exit_code_of
+from app.local.run import RunRefused, execute, exit_code_of
+from app.store import Store
+from app.store.store import sqlite_url
 from tests.fakegithub import FakeGitHub
 from tests.local.conftest import make_project
 
@@ -67,6 +70,54 @@ def test_credentials_that_cannot_push_task_branches_block_the_run_before_any_dis
     assert not ran.exists(), "an agent ran although the preflight failed"
     assert set(repo.origin_heads()) == {"main"}, "something was pushed"
     assert token not in str(result)
+
+
+def test_a_resumed_run_whose_credentials_cannot_push_is_refused_and_kept(
+    fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.create_repository(REPO, {"docs/roadmap.md": ROADMAP})
+    installation = fake.install("octo", [REPO])
+    write = fake.mint_token(installation, None, {"contents": "write"}).token
+    repo = _clone(fake, write, tmp_path)
+    ran = tmp_path / "agent-ran"
+    heads = repo.origin_heads()
+
+    def read(branch: str, path: str) -> str | None:
+        repo.fetch(branch)
+        return repo.show(branch, path)
+
+    plan = load_plan(Request(path=repo.path, agent=f"touch {ran}"), "main", read, heads)
+
+    def interrupt(events: object) -> None:
+        raise KeyboardInterrupt  # Ctrl-C once the run's start is on disk
+
+    with pytest.raises(KeyboardInterrupt):
+        execute(repo, plan, feed=interrupt)
+    first = _unfinished(repo)
+    assert first is not None, "the interrupted run is not there to resume"
+
+    # The credentials lose write access; the same command again resumes the run.
+    read_only = fake.mint_token(installation, None, {"contents": "read"}).token
+    weaker = dataclasses.replace(repo, env=auth_env(tmp_path / "auth-read", read_only))
+    resumed: list[tuple[str, bool]] = []
+    with pytest.raises(RunRefused) as refused:
+        execute(weaker, plan, on_run=lambda run_id, again: resumed.append((run_id, again)))
+    assert resumed == [(first, True)]
+    assert "auth preflight failed, nothing was dispatched" in str(refused.value)
+    assert "grant contents: write (push task branches)" in str(refused.value)
+    assert read_only not in str(refused.value)
+    assert not ran.exists(), "an agent ran although the preflight failed"
+    assert set(repo.origin_heads()) == {"main"}, "something was pushed"
+    # Refused, not ended: the run is still there for credentials that can push.
+    assert _unfinished(repo) == first
+
+
+def _unfinished(repo: LocalRepo) -> str | None:
+    store = Store.open(sqlite_url(repo.state_dir / "local.sqlite3"))
+    try:
+        return unfinished_run(store, "main")
+    finally:
+        store.close()
 
 
 def test_credentials_that_can_push_pass_the_preflight(fake: FakeGitHub, tmp_path: Path) -> None:
