@@ -47,7 +47,14 @@ def test_a_protected_base_lands_every_task_through_pull_requests(
         "three landings", lambda: set(trailers(sample)) == {"1.1", "1.2", "1.3"}, timeout=300
     )
     assert trailers(sample) == Counter({"1.1": 1, "1.2": 1, "1.3": 1})
-    merges = [r for r in fake.requests if r["method"] == "PUT" and r["path"].endswith("/merge")]
+
+    def merge_requests() -> list[dict[str, Any]]:
+        return [r for r in fake.requests if r["method"] == "PUT" and r["path"].endswith("/merge")]
+
+    # The fake logs a request once its answer is ready, a moment after the merge
+    # itself is visible in git: wait for the third entry, then count them all.
+    wait_until("three merge requests logged", lambda: len(merge_requests()) >= 3, timeout=30)
+    merges = merge_requests()
     assert len(merges) == 3 and all(r["body"]["merge_method"] == "squash" for r in merges)
     assert all(r["status"] == 200 for r in merges)
     # The push method was refused by the protection once, then not tried again.
