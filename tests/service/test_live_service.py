@@ -245,3 +245,43 @@ def test_access_line_per_request_only_at_debug(
     lines = log.read_text(errors="replace").splitlines()
     assert sum("POST /webhooks HTTP/1.1" in line for line in lines) == access_lines
 
+
+def _children(pid: int) -> dict[int, tuple[str, int]]:
+    """The processes whose parent is `pid`: command line and nice value."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, IndexError):
+            continue
+        if int(stat[1]) == pid:
+            found[int(entry.name)] = (cmdline, int(stat[16]))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+def test_delivery_workers_yield_the_cores_to_acknowledging(tmp_path: Path) -> None:
+    """`odw worker` runs ODW_WORKER_NICE lower than the HTTP workers, and still
+    processes what was acknowledged."""
+    example = oracle.require("push")[0]
+    log = tmp_path / "serve.log"
+    with running_service(tmp_path, SECRET, log, ODW_WORKERS="1", ODW_WORKER_NICE="7") as (
+        port,
+        proc,
+    ):
+        body, headers = oracle.signed(SECRET, "push", example.as_app_delivery())
+        assert request(port, "POST", "/webhooks", body, headers)[0] == 202
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            children = _children(proc.pid)
+            workers = [nice for cmd, nice in children.values() if " worker " in cmd]
+            http = [nice for cmd, nice in children.values() if " worker " not in cmd]
+            if workers and http and workers[0] != http[0]:
+                break
+            time.sleep(0.1)
+        assert workers and http, children
+        assert workers == [http[0] + 7]
+        store = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}", migrate_schema=False)
+        wait_final(store, [headers["X-GitHub-Delivery"]])
+        store.close()
