@@ -151,19 +151,26 @@ def server(cmd: list[str], port: int, env: dict[str, str]) -> Iterator[subproces
             proc.wait(timeout=10)
 
 
-def session_cpu(session: int) -> float:
-    """CPU seconds used so far by the processes of a session (the server's
-    master, HTTP and worker processes); 0 where there is no /proc."""
+def session_cpu(session: int) -> tuple[float, float]:
+    """CPU seconds used so far by the processes of a session: (the gunicorn
+    master and HTTP processes, the delivery worker process); zeros where
+    there is no /proc."""
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0
+    http = worker = 0
     for entry in Path("/proc").glob("[0-9]*"):
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
         except (OSError, IndexError):
             continue
-        if int(fields[3]) == session:
-            total += int(fields[11]) + int(fields[12])
-    return total / tick
+        if int(fields[3]) != session:
+            continue
+        used = int(fields[11]) + int(fields[12])
+        if b"worker" in cmdline:
+            worker += used
+        else:
+            http += used
+    return http / tick, worker / tick
 
 
 def drive(wrk: str, port: int, body: bytes, workdir: Path, session: int) -> dict[str, float]:
@@ -194,7 +201,7 @@ def drive(wrk: str, port: int, body: bytes, workdir: Path, session: int) -> dict
         text=True,
         check=True,
     ).stdout
-    cpu = session_cpu(session) - cpu_before
+    cpu_after = session_cpu(session)
     line = next(x for x in out.splitlines() if x.startswith('{"requests"'))
     r = json.loads(line)
     return {
@@ -204,14 +211,15 @@ def drive(wrk: str, port: int, body: bytes, workdir: Path, session: int) -> dict
         "errors": r["errors"],
         # CPU per answer (server processes, during the run): hardly moved by
         # other work on the machine, unlike the rate and the latencies.
-        "cpu_ms": 1000 * cpu / max(1, r["requests"]),
+        "http_cpu_ms": 1000 * (cpu_after[0] - cpu_before[0]) / max(1, r["requests"]),
+        "worker_cpu_ms": 1000 * (cpu_after[1] - cpu_before[1]) / max(1, r["requests"]),
     }
 
 
 def show(name: str, f: dict[str, float], base: dict[str, float] | None = None) -> None:
     text = (
         f"{name:<28} {f['rate']:8.0f} deliveries/s  p50 {f['p50']:6.2f} ms  p99 {f['p99']:6.2f} ms"
-        f"  CPU {f['cpu_ms']:5.2f} ms/delivery"
+        f"  CPU/delivery HTTP {f['http_cpu_ms']:4.2f} ms worker {f['worker_cpu_ms']:4.2f} ms"
     )
     if f["errors"]:
         text += f"  ({f['errors']:.0f} errors or non-2xx)"
