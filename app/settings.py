@@ -25,10 +25,6 @@ class Settings(BaseSettings):
     database_url: str | None = None
     data_dir: Path = Path("var")
     workers: int = Field(default=2, ge=0, le=64)
-    # How much lower `odw worker`'s CPU priority is than its parent's (nice):
-    # under a burst the acknowledging requests get the cores first, and the
-    # workers catch up on what is already stored.
-    worker_nice: int = Field(default=10, ge=0, le=19)
     # Unset: chosen from the core count and the database (app.web.server.http_shape).
     http_processes: int | None = Field(default=None, ge=1, le=64)
     http_threads: int | None = Field(default=None, ge=1, le=256)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import signal
 import sys
 import threading
@@ -136,9 +135,6 @@ def run_worker(args: argparse.Namespace) -> int:
     threads = settings.workers if args.threads is None else args.threads
     if threads < 1:
         raise UserError("odw worker needs at least one thread (--threads or ODW_WORKERS)")
-    if settings.worker_nice:
-        # Processing waits; acknowledging must not (ODW_WORKER_NICE).
-        os.nice(settings.worker_nice)
     store = open_store(settings)
     stop = threading.Event()
 
