@@ -151,7 +151,29 @@ def server(cmd: list[str], port: int, env: dict[str, str]) -> Iterator[subproces
             proc.wait(timeout=10)
 
 
-def drive(wrk: str, port: int, body: bytes, workdir: Path) -> dict[str, float]:
+def session_cpu(session: int) -> tuple[float, float]:
+    """CPU seconds used so far by the processes of a session: (the gunicorn
+    master and HTTP processes, the delivery worker process); zeros where
+    there is no /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    http = worker = 0
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) != session:
+            continue
+        used = int(fields[11]) + int(fields[12])
+        if b"worker" in cmdline:
+            worker += used
+        else:
+            http += used
+    return http / tick, worker / tick
+
+
+def drive(wrk: str, port: int, body: bytes, workdir: Path, session: int) -> dict[str, float]:
     # wrk.format(nil, ...) sends the method, body and headers set here.
     lua_body = workdir / "body.lua"
     lua_body.write_text(
@@ -160,6 +182,7 @@ def drive(wrk: str, port: int, body: bytes, workdir: Path) -> dict[str, float]:
         "wrk.headers['X-GitHub-Event'] = 'push'\n"
         f"wrk.headers['X-Hub-Signature-256'] = '{sign(SECRET, body)}'\n" + LUA
     )
+    cpu_before = session_cpu(session)
     out = subprocess.run(
         [
             wrk,
@@ -178,6 +201,7 @@ def drive(wrk: str, port: int, body: bytes, workdir: Path) -> dict[str, float]:
         text=True,
         check=True,
     ).stdout
+    cpu_after = session_cpu(session)
     line = next(x for x in out.splitlines() if x.startswith('{"requests"'))
     r = json.loads(line)
     return {
@@ -185,12 +209,17 @@ def drive(wrk: str, port: int, body: bytes, workdir: Path) -> dict[str, float]:
         "p50": r["p50"] / 1000,
         "p99": r["p99"] / 1000,
         "errors": r["errors"],
+        # CPU per answer (server processes, during the run): hardly moved by
+        # other work on the machine, unlike the rate and the latencies.
+        "http_cpu_ms": 1000 * (cpu_after[0] - cpu_before[0]) / max(1, r["requests"]),
+        "worker_cpu_ms": 1000 * (cpu_after[1] - cpu_before[1]) / max(1, r["requests"]),
     }
 
 
 def show(name: str, f: dict[str, float], base: dict[str, float] | None = None) -> None:
     text = (
         f"{name:<28} {f['rate']:8.0f} deliveries/s  p50 {f['p50']:6.2f} ms  p99 {f['p99']:6.2f} ms"
+        f"  CPU/delivery HTTP {f['http_cpu_ms']:4.2f} ms worker {f['worker_cpu_ms']:4.2f} ms"
     )
     if f["errors"]:
         text += f"  ({f['errors']:.0f} errors or non-2xx)"
@@ -238,12 +267,12 @@ def run_pair(
     if shape not in baselines:
         port = free_port()
         noop = [sys.executable, "-m", "bench.noop_server", "--port", str(port)]
-        with server(noop, port, env):
-            baselines[shape] = drive(wrk, port, body, workdir)
+        with server(noop, port, env) as proc:
+            baselines[shape] = drive(wrk, port, body, workdir, proc.pid)
         show(f"no-op Flask {shape[0]}p x {shape[1]}t", baselines[shape])
     port = free_port()
-    with server([ODW, "serve", "--host", "127.0.0.1", "--port", str(port)], port, env):
-        figures = drive(wrk, port, body, workdir)
+    with server([ODW, "serve", "--host", "127.0.0.1", "--port", str(port)], port, env) as proc:
+        figures = drive(wrk, port, body, workdir, proc.pid)
     show(f"odw serve, {label}", figures, baselines[shape])
 
 
@@ -263,6 +292,11 @@ def main() -> None:
         f"wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s, signed {len(body)} B push, unique "
         f"delivery ids; {os.cpu_count()} cores; odw with its defaults, the no-op under "
         "the same gunicorn shape (processes x threads)",
+        flush=True,
+    )
+    print(
+        f"each connection waits for its answer, so mean latency = {CONNECTIONS} / throughput "
+        f"(Little's law): p99 < 20 ms needs more than {CONNECTIONS * 50}/s",
         flush=True,
     )
     baselines: dict[tuple[int, int], dict[str, float]] = {}

@@ -18,6 +18,7 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 from gunicorn.arbiter import Arbiter
+from gunicorn.glogging import Logger
 
 from app.settings import Settings
 from app.web.whole_requests import worker_class
@@ -42,8 +43,23 @@ def http_shape(settings: Settings, cores: int | None = None) -> tuple[int, int]:
     return processes, threads
 
 
+class ServiceLogger(Logger):  # type: ignore[misc]
+    """gunicorn's logger, writing its access line only at DEBUG.
+
+    A webhook receiver's every request is a delivery the inbox already
+    records; a line per request under one handler lock, built and written by
+    the request threads, was the largest cost left on the request path (and
+    what made its tail).
+    """
+
+    def access(self, resp: Any, req: Any, environ: Any, request_time: Any) -> None:
+        if self.access_log.isEnabledFor(logging.INFO):
+            super().access(resp, req, environ, request_time)
+
+
 def gunicorn_options(settings: Settings, host: str, port: int) -> dict[str, Any]:
     processes, threads = http_shape(settings)
+    level = settings.log_level.upper()
     return {
         "bind": f"{host}:{port}",
         "workers": processes,
@@ -54,6 +70,7 @@ def gunicorn_options(settings: Settings, host: str, port: int) -> dict[str, Any]
         "keepalive": 5,
         "accesslog": None,
         "errorlog": "-",
+        "logger_class": ServiceLogger,
         "loglevel": settings.log_level.lower(),
         "proc_name": "odw",
         # gunicorn 23+ opens a control socket at a fixed path; several
@@ -79,7 +96,7 @@ def gunicorn_options(settings: Settings, host: str, port: int) -> dict[str, Any]
                     "qualname": "gunicorn.error",
                 },
                 "gunicorn.access": {
-                    "level": settings.log_level.upper(),
+                    "level": "DEBUG" if level == "DEBUG" else "WARNING",
                     "handlers": ["console"],
                     "propagate": False,
                     "qualname": "gunicorn.access",

@@ -227,3 +227,20 @@ def test_make_run_serves_healthz(tmp_path: Path) -> None:
         kill_group(proc, signal.SIGTERM)  # type: ignore[arg-type]
     assert proc.stdout is not None
     assert b"using the local secret in" in proc.stdout.read()
+
+
+@pytest.mark.parametrize(
+    ("level", "access_lines"), [("INFO", 0), ("DEBUG", 1)], ids=["info-none", "debug-one"]
+)
+def test_access_line_per_request_only_at_debug(
+    tmp_path: Path, level: str, access_lines: int
+) -> None:
+    """A line per request costs the request threads a shared lock and a write;
+    the inbox records every delivery, so gunicorn's access line is for DEBUG."""
+    example = oracle.require("push")[0]
+    log = tmp_path / "serve.log"
+    with running_service(tmp_path, SECRET, log, ODW_WORKERS="0", ODW_LOG_LEVEL=level) as (port, _):
+        body, headers = oracle.signed(SECRET, "push", example.as_app_delivery())
+        assert request(port, "POST", "/webhooks", body, headers)[0] == 202
+    lines = log.read_text(errors="replace").splitlines()
+    assert sum("POST /webhooks HTTP/1.1" in line for line in lines) == access_lines
