@@ -22,6 +22,7 @@ from app.gitops.integrate import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_ROADMAP,
     PROTECTED_BASE,
+    Landing,
     _abort_leftover_rebase,
     _Integration,
     prepare,
@@ -63,9 +64,11 @@ def tick_on_base(
     """Tick `task_id` in the roadmap on `base`; `note` (why it is done) goes in the
     commit body. Raises IntegrationInputError for arguments that cannot be right."""
     job = prepare(
-        repo, base, branch, task_id, run_id=run_id, data_dir=data_dir,
-        roadmap_path=roadmap_path, max_attempts=max_attempts, token=token,
-        identity=identity,
+        Landing(
+            repo, base, branch, task_id, run_id=run_id, data_dir=data_dir,
+            roadmap_path=roadmap_path, max_attempts=max_attempts, token=token,
+            identity=identity,
+        )
     )  # fmt: skip
     try:
         with lock.hold(lock_key(job.mirror.remote, base), lock_timeout):
