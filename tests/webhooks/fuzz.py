@@ -99,9 +99,18 @@ def _planted(payload: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict
     out = copy.deepcopy(payload)
     target: Any = out
     for key in path[:-1]:
+        if not _holds(target, key):
+            return out  # an earlier planting replaced a container on the path
         target = target[key]
-    target[path[-1]] = value
+    if isinstance(target, dict) or _holds(target, path[-1]):
+        target[path[-1]] = value
     return out
+
+
+def _holds(container: Any, key: Any) -> bool:
+    if isinstance(container, dict):
+        return key in container
+    return isinstance(container, list) and isinstance(key, int) and 0 <= key < len(container)
 
 
 # Fields the edge and the handlers read first: most worth planting into.
