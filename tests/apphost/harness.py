@@ -91,10 +91,11 @@ def install_sample(
     service: Service,
     files: dict[str, str],
     permissions: dict[str, str] | None = None,
+    default_branch: str = "main",
 ) -> Repository:
     """`REPO` holding `files`, with the App installed (granted `permissions`, by
     default the fake's) once the service has recorded the installation."""
-    repo = fake.create_repository(REPO, files)
+    repo = fake.create_repository(REPO, files, default_branch=default_branch)
     installation = fake.install("octo", [REPO], permissions)
     store = service.store()
     try:

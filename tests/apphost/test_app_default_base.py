@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.apphost.harness import REPO, ROADMAP, Service, sample_files, wait_until
+from tests.apphost.harness import ROADMAP, Service, install_sample, sample_files, wait_until
 from tests.fakegithub import FakeGitHub
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("apphost")]
@@ -13,17 +13,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("apphost")]
 def test_app_run_without_base_uses_the_repository_default_branch(
     fake: FakeGitHub, service: Service
 ) -> None:
-    repo = fake.create_repository(REPO, sample_files(ROADMAP), default_branch="trunk")
-    installation = fake.install("octo", [REPO])
-    store = service.store()
-    try:
-        wait_until(
-            "the installation to be recorded",
-            lambda: store.installations.installation_for_repository(REPO) == installation.id,
-            timeout=30,
-        )
-    finally:
-        store.close()
+    repo = install_sample(fake, service, sample_files(ROADMAP), default_branch="trunk")
     said = service.run_app()
     assert "default branch" in said
     (run,) = wait_until("a run to start", service.runs, timeout=60)

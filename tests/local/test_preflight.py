@@ -7,6 +7,7 @@ import dataclasses
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,18 +48,7 @@ def fake(tmp_path: Path):  # type: ignore[no-untyped-def]
 def test_credentials_that_cannot_push_task_branches_block_the_run_before_any_dispatch(
     fake: FakeGitHub, tmp_path: Path
 ) -> None:
-    fake.create_repository(REPO, {"docs/roadmap.md": ROADMAP})
-    installation = fake.install("octo", [REPO])
-    token = fake.mint_token(installation, None, {"contents": "read"}).token
-    repo = _clone(fake, token, tmp_path)
-    ran = tmp_path / "agent-ran"
-    heads = repo.origin_heads()
-
-    def read(branch: str, path: str) -> str | None:
-        repo.fetch(branch)
-        return repo.show(branch, path)
-
-    plan = load_plan(Request(path=repo.path, agent=f"touch {ran}"), "main", read, heads)
+    _, token, repo, plan, ran = _planned(fake, tmp_path, "read")
     outcome = execute(repo, plan)
     result = outcome.result
     assert result["recovery"]["blocked"] == (
@@ -75,18 +65,7 @@ def test_credentials_that_cannot_push_task_branches_block_the_run_before_any_dis
 def test_a_resumed_run_whose_credentials_cannot_push_is_refused_and_kept(
     fake: FakeGitHub, tmp_path: Path
 ) -> None:
-    fake.create_repository(REPO, {"docs/roadmap.md": ROADMAP})
-    installation = fake.install("octo", [REPO])
-    write = fake.mint_token(installation, None, {"contents": "write"}).token
-    repo = _clone(fake, write, tmp_path)
-    ran = tmp_path / "agent-ran"
-    heads = repo.origin_heads()
-
-    def read(branch: str, path: str) -> str | None:
-        repo.fetch(branch)
-        return repo.show(branch, path)
-
-    plan = load_plan(Request(path=repo.path, agent=f"touch {ran}"), "main", read, heads)
+    installation, _, repo, plan, ran = _planned(fake, tmp_path, "write")
 
     def interrupt(events: object) -> None:
         raise KeyboardInterrupt  # Ctrl-C once the run's start is on disk
@@ -110,6 +89,27 @@ def test_a_resumed_run_whose_credentials_cannot_push_is_refused_and_kept(
     assert set(repo.origin_heads()) == {"main"}, "something was pushed"
     # Refused, not ended: the run is still there for credentials that can push.
     assert _unfinished(repo) == first
+
+
+def _planned(
+    fake: FakeGitHub, tmp_path: Path, contents: str
+) -> tuple[Any, str, LocalRepo, Any, Path]:
+    """`REPO` with a roadmap, the installation, a token granted `contents`, a clone
+    made with it, and the plan of a run whose agent would leave the returned file
+    behind (it must not appear)."""
+    fake.create_repository(REPO, {"docs/roadmap.md": ROADMAP})
+    installation = fake.install("octo", [REPO])
+    token = fake.mint_token(installation, None, {"contents": contents}).token
+    repo = _clone(fake, token, tmp_path)
+    ran = tmp_path / "agent-ran"
+    heads = repo.origin_heads()
+
+    def read(branch: str, path: str) -> str | None:
+        repo.fetch(branch)
+        return repo.show(branch, path)
+
+    plan = load_plan(Request(path=repo.path, agent=f"touch {ran}"), "main", read, heads)
+    return installation, token, repo, plan, ran
 
 
 def _unfinished(repo: LocalRepo) -> str | None:
