@@ -145,16 +145,14 @@ def note_pull_closed(
     runs of the base count the task done even before its box is ticked) and
     asks for the box to be ticked on the base (`TICK`), in the same transaction.
     """
-    rows = store.projections.tasks(run_id, tx=tx)
-    handles = rows.get(task)
+    handles = store.projections.tasks(run_id, tx=tx).get(task)
     if handles is not None and handles.get("pull") == number:
-        store.projections.put_task(run_id, task, "closed", {**handles, "closed": True}, tx=tx)
+        store.projections.merge_task(run_id, task, {"closed": True}, status="closed", tx=tx)
     inp = PullClosed(at=now(), task=task, number=number, merged=merged, sha=sha, by=by)
     step = submit(store, run_id, inp, tx=tx)
     if any(e.get("type") == "task-merged-by-person" for e in step.events):
-        merged_tasks = dict(rows.get(MERGED, {}))
-        merged_tasks[task] = {"number": number, "sha": sha, "by": by}
-        store.projections.put_task(run_id, MERGED, "noted", merged_tasks, tx=tx)
+        evidence = {task: {"number": number, "sha": sha, "by": by}}
+        store.projections.merge_task(run_id, MERGED, evidence, status="noted", tx=tx)
         payload = {"run_id": run_id, "task": task, "number": number, "sha": sha, "by": by}
         store.outbox.enqueue(f"tick/{run_id}/{task}", TICK, payload, run_id=run_id, tx=tx)
     return step

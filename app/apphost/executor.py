@@ -279,9 +279,7 @@ class Executor:
 
     def _note(self, run_id: str, task: str, **values: Any) -> None:
         """Remember what the views need about a task (its last Actions run, its branch)."""
-        handles = self.store.projections.tasks(run_id).get(task, {})
-        handles.update(values)
-        self.store.projections.put_task(run_id, task, handles.get("status", "shown"), handles)
+        self.store.projections.merge_task(run_id, task, values)
 
     def start(self, payload: dict[str, Any]) -> Any:
         """Read the settings at the base's SHA; start a run unless one is open."""

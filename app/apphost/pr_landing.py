@@ -32,11 +32,10 @@ class RunLanding:
         return bool(self._row().get("protected"))
 
     def mark_protected(self, base: str) -> None:
-        row = self._row()
-        if row.get("protected"):
+        if self.protected():
             return
-        row.update(protected=True, notice=NOTICE.format(base=base))
-        self.store.projections.put_task(self.run_id, LANDING, "noted", row)
+        values = {"protected": True, "notice": NOTICE.format(base=base)}
+        self.store.projections.merge_task(self.run_id, LANDING, values, status="noted")
 
 
 def notice(handles: dict[str, dict[str, Any]]) -> str:

@@ -76,10 +76,9 @@ class ViewSync:
 
     def _save(self, task: str, h: dict[str, Any]) -> None:
         """Save what the sync owns; the executor's notes (job URL, branch) stay as stored."""
-        fresh = self.store.projections.tasks(self.run_id).get(task, {})
-        fresh.update({k: v for k, v in h.items() if k not in EXECUTOR_NOTES})
-        h.update({k: v for k, v in fresh.items() if k in EXECUTOR_NOTES})
-        self.store.projections.put_task(self.run_id, task, fresh.get("status", "shown"), fresh)
+        mine = {k: v for k, v in h.items() if k not in EXECUTOR_NOTES}
+        saved = self.store.projections.merge_task(self.run_id, task, mine)
+        h.update({k: v for k, v in saved.items() if k in EXECUTOR_NOTES})
 
     def _check(
         self, h: dict[str, Any], slot: str, view: views.CheckView, head_sha: str, task: str = RUN

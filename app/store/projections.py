@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, select, update
 
 from app.store.base import Part, dumps, loads
 from app.store.schema import run_tasks, runs
@@ -68,29 +68,41 @@ class Projections(Part):
                 for r in conn.execute(q)
             ]
 
-    def put_task(
+    def merge_task(
         self,
         run_id: str,
         task_id: str,
-        status: str,
-        data: dict[str, Any],
+        values: dict[str, Any],
         *,
+        status: str | None = None,
         tx: Connection | None = None,
-    ) -> None:
-        values = {
-            "run_id": run_id,
-            "task_id": task_id,
-            "status": status,
-            "data": dumps(data),
-            "updated_at": self.clock(),
-        }
-        stmt = self._insert(run_tasks).values(**values)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=["run_id", "task_id"],
-            set_={k: stmt.excluded[k] for k in ("status", "data", "updated_at")},
-        )
+    ) -> dict[str, Any]:
+        """Set some keys of a task's row in one transaction and return the whole row.
+
+        The row is shared: the view syncer saves check and comment ids while the
+        executor notes job URLs and webhooks note closed pull requests. A writer
+        that read the row, changed one key and wrote it all back would undo what
+        another saved in between (a check run id lost is a check left spinning),
+        so every writer merges only its own keys, under the row's lock.
+        """
+        key = (run_tasks.c.run_id == run_id) & (run_tasks.c.task_id == task_id)
         with self._tx(tx) as conn:
-            conn.execute(stmt)
+            empty = {"run_id": run_id, "task_id": task_id, "status": status or "shown"}
+            conn.execute(
+                self._insert(run_tasks)
+                .values(**empty, data="{}", updated_at=self.clock())
+                .on_conflict_do_nothing(index_elements=["run_id", "task_id"])
+            )
+            row = conn.execute(
+                select(run_tasks.c.status, run_tasks.c.data).where(key).with_for_update()
+            ).one()
+            data = {**(loads(row.data) or {}), **values}
+            conn.execute(
+                update(run_tasks)
+                .where(key)
+                .values(status=status or row.status, data=dumps(data), updated_at=self.clock())
+            )
+        return data
 
     def tasks(self, run_id: str, *, tx: Connection | None = None) -> dict[str, dict[str, Any]]:
         """Task id -> its saved data, for one run."""

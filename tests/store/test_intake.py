@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 from sqlalchemy import event
 
@@ -35,6 +36,13 @@ def record_all(intake: GroupCommit, ids: list[str]) -> list[tuple[str, bool]]:
     return results
 
 
+def wait_for(pred: Callable[[], bool], timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
 def test_concurrent_records_are_each_stored_once_and_told_so(store: Store) -> None:
     store.inbox.record("old", "push", None, 7, b"{}")
     ids = [f"d{i}" for i in range(24)] + ["d1", "d2", "old"]
@@ -53,12 +61,16 @@ def test_records_waiting_on_a_commit_share_the_next_one(tmp_path) -> None:  # ty
     gate = _WRITE_GATES[store.engine]
     ids = [f"g{i}" for i in range(32)]
     with gate:  # another writer holds the database: arrivals queue up
-        worker = threading.Thread(target=record_all, args=(intake, ids))
-        worker.start()
-        deadline = time.monotonic() + 10
-        while len(intake._queue) < len(ids) - 1 and time.monotonic() < deadline:
-            time.sleep(0.01)
-    worker.join(timeout=30)
+        first = threading.Thread(target=record_all, args=(intake, ids[:1]))
+        first.start()
+        # The writer has taken the first arrival and waits for the database ...
+        wait_for(lambda: intake._thread is not None and not intake._queue and first.is_alive())
+        rest = threading.Thread(target=record_all, args=(intake, ids[1:]))
+        rest.start()
+        # ... while every later one queues behind it.
+        wait_for(lambda: len(intake._queue) == len(ids) - 1)
+    first.join(timeout=30)
+    rest.join(timeout=30)
     # The first arrival's commit, then one for everything that queued behind it.
     assert len(commits) == 2
     assert sum(1 for i in ids if store.inbox.get(i) is not None) == len(ids)
