@@ -14,7 +14,7 @@ from app.apphost.runs import RunKey, find_open
 from app.apphost.step import load_state
 from app.commands.grammar import help_text
 from app.store import Store
-from tests.apphost.harness import REPO, Service, wait_until
+from tests.apphost.harness import REPO, Service, explain, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
 from tests.fakegithub.actions_runner import LocalActions
@@ -130,6 +130,7 @@ def test_comments_steer_a_run_once_and_only_from_people_allowed(
     fake: FakeGitHub,
     service: Service,
     sample: s.Repository,
+    actions: LocalActions,
     failed: Store,
 ) -> None:
     store = failed
@@ -177,11 +178,14 @@ def test_comments_steer_a_run_once_and_only_from_people_allowed(
     wait_until("the edit's delivery", lambda: settled(store, last_delivery(fake, "issue_comment")))
     assert events_of(store, "run-halted") == []
 
-    wait_until(
-        "both tasks to land",
-        lambda: task_status(store, "1.1") == "landed" and task_status(store, "1.2") == "landed",
-        timeout=240,
-    )
+    try:
+        wait_until(
+            "both tasks to land",
+            lambda: task_status(store, "1.1") == "landed" and task_status(store, "1.2") == "landed",
+            timeout=240,
+        )
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n{explain(service, actions)}") from None
     assert len(events_of(store, "task-retried")) == 1
     assert len(replies(fake, number)) == 2
 
