@@ -59,7 +59,7 @@ from app.core.roadmap import parse_roadmap
 from app.core.roadmap_edit import TickError, is_ticked, tick
 from app.core.state import RunState
 from app.core.verdict import Verdict
-from app.engine.perform import perform
+from app.engine.perform import gave_up, perform
 from app.github import GitHubApp
 from app.github.client import RepositoryClient
 from app.github.errors import GitHubError, NotFound, UnsafeArtifact
@@ -171,21 +171,11 @@ class Executor:
             return
         log.error("effect %s gave up after %d attempts: %s", entry.key, entry.attempts, error)
         self.store.outbox.fail(entry.key, self.owner, error, retry_at=None)
-        if entry.kind == "dispatch-stage":
-            # A stage that could not be dispatched is an infra fault, never a product failure.
-            effect = effect_of(entry.payload)
-            assert isinstance(effect, DispatchStage)
-            api.submit(
-                self.store,
-                entry.payload["run_id"],
-                StageFinished(
-                    at=self.clock(),
-                    task=effect.task,
-                    stage=effect.stage,
-                    token=effect.token,
-                    fault=Fault(kind="infra", detail=f"dispatch failed: {error}"),
-                ),
-            )
+        if "effect" in entry.payload:
+            # The core hears that its effect will never be done, so the run moves on.
+            answer = gave_up(effect_of(entry.payload), error, self.clock())
+            if answer is not None:
+                api.submit(self.store, entry.payload["run_id"], answer)
 
     def perform(self, entry: Entry) -> Any:
         extra = PERFORMERS.get(entry.kind)

@@ -33,6 +33,18 @@ class Assessment(_Model):
     worktree: str | None = None
 
 
+def unassessable(branch: str, error: str, risk: list[str]) -> Assessment:
+    """The assessment when no evidence could be collected: nothing is adopted
+    and a person decides (unknown evidence never qualifies a branch)."""
+    return Assessment(
+        classification="continue-manual",
+        evidence_error=error,
+        missing_evidence=["host evidence collection failed"],
+        residual_risk=risk,
+        rationale=f"could not collect evidence for {branch}: {error}",
+    )
+
+
 class SalvageResult(_Model):
     """`result.salvage` for one branch: `{classification, committed, skipped, sha, detail}`."""
 

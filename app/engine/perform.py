@@ -10,8 +10,10 @@ re-read first and a visible landing is the answer.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
 
+from app.core.assessment import SalvageResult, unassessable
 from app.core.effects import (
     Assess,
     DispatchStage,
@@ -29,7 +31,9 @@ from app.core.inputs import (
     Input,
     IntegrationFinished,
     SalvageFinished,
+    StageFinished,
 )
+from app.core.judging import Fault
 from app.engine.ports import (
     AssessPort,
     Clock,
@@ -93,4 +97,38 @@ def perform(effect: Effect, ports: EffectPorts, *, again: bool = False) -> Input
         )
     if isinstance(effect, PostCheck | PostComment | FlushRemediation):
         ports.notifier.publish(effect)
+    return None
+
+
+def gave_up(effect: Effect, error: str, at: datetime) -> Input | None:
+    """The input that tells the core a host gave up performing `effect`.
+
+    Without it the task would wait for an answer that never comes and the run
+    would hang with no reason shown. Each answer fails closed: a stage or an
+    integration that could not be done is an infrastructure fault (the branch
+    is kept, a retry is offered), evidence that could not be read adopts
+    nothing, and a gate nobody could judge fails.
+    """
+    if isinstance(effect, DispatchStage):
+        fault = Fault(kind="infra", detail=f"dispatch failed: {error}")
+        return StageFinished(
+            at=at, task=effect.task, stage=effect.stage, token=effect.token, fault=fault
+        )
+    if isinstance(effect, Integrate):
+        return IntegrationFinished(at=at, task=effect.task, fault=f"integration failed: {error}")
+    if isinstance(effect, Assess):
+        risk = ["not assessed: the host gave up collecting evidence"]
+        return AssessmentFinished(
+            at=at, task=effect.task, assessment=unassessable(effect.branch, error, risk)
+        )
+    if isinstance(effect, Salvage):
+        salvage = SalvageResult(
+            classification=effect.classification, skipped=True, detail=f"salvage failed: {error}"
+        )
+        return SalvageFinished(at=at, task=effect.task, salvage=salvage)
+    if isinstance(effect, JudgeGate):
+        return GateJudged(
+            at=at, task=effect.task, stage=effect.stage, gate=effect.gate, decision="fail",
+            by="host (the judge could not be asked)",
+        )  # fmt: skip
     return None

@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from app.core.assessment import Assessment, SalvageResult
+from app.core.assessment import Assessment, SalvageResult, unassessable
 from app.core.effects import Assess, Salvage
 from app.core.identity import RUNNER_IDENTITY, Identity
 from app.core.naming import EXECPLAN_DIR, execplan_path, slug
@@ -80,13 +80,7 @@ class LocalAssessor:
         facts = collect(self.repo, request.base, request.branch, plan_path)
         risk = ["assessed from host git evidence only; no agent judged the content"]
         if facts.error is not None:
-            return Assessment(
-                classification="continue-manual",
-                evidence_error=facts.error,
-                missing_evidence=["host evidence collection failed"],
-                residual_risk=risk,
-                rationale=f"could not collect evidence for {request.branch}: {facts.error}",
-            )
+            return unassessable(request.branch, facts.error, risk)
         if facts.head is None or not facts.commits:
             where = "is not on origin" if facts.head is None else "has no commits ahead of base"
             return Assessment(
