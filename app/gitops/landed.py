@@ -6,7 +6,6 @@ is done when, in addition, its roadmap box is ticked on the base.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.roadmap_edit import is_ticked
@@ -16,10 +15,14 @@ TASK_TRAILER = "ODW-Task"
 RUN_TRAILER = "ODW-Run"
 
 
-@dataclass(frozen=True)
 class LandedState:
-    commits: tuple[str, ...]  # newest first: commits on the base with the task's trailer
-    ticked: bool  # the box is ticked in the roadmap on the base
+    """What the base says about a task (a plain class: no dataclass import per landing)."""
+
+    __slots__ = ("commits", "ticked")
+
+    def __init__(self, commits: tuple[str, ...], ticked: bool) -> None:
+        self.commits = commits  # newest first: commits on the base with the task's trailer
+        self.ticked = ticked  # the box is ticked in the roadmap on the base
 
     @property
     def landed(self) -> bool:
