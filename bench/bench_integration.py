@@ -5,7 +5,10 @@ Two comparisons: `integrate()` in process against the same git calls from
 Python, and (issue 12, goal at most 1.5x) 12 branches landed one after another
 by whole `odw integrate --keep-branch` processes against a shell script doing
 fetch, rebase, tick, `switch -C`, `merge --squash`, commit and push on an
-identical copy.
+identical copy. Both comparisons take their two sides in turn, one landing
+each, so that both meet the same load on a shared machine; the `app` package
+is byte-compiled first, as installing it does (a `PYTHONDONTWRITEBYTECODE`
+environment would otherwise make every process compile it from source).
 
 Default size: 20 ready task branches per scenario (a few seconds each on 2 cores).
 Set ODW_BENCH_TASKS to change it.
@@ -13,6 +16,7 @@ Set ODW_BENCH_TASKS to change it.
 
 from __future__ import annotations
 
+import compileall
 import os
 import statistics
 import tempfile
@@ -20,6 +24,7 @@ import threading
 import time
 from pathlib import Path
 
+import app
 from app.core.roadmap_edit import tick
 from app.gitops.integrate import integrate
 from app.gitops.lock import InProcessMergeLock
@@ -111,8 +116,10 @@ def _bare_sequence(origin: Origin, work: Path, tid: str) -> None:
 def _per_landing(root: Path, n: int) -> tuple[float, float]:
     """Median seconds per sequential landing: integrate() vs the bare git sequence."""
     odw_origin = _prepare(root / "odw", n)
+    bare_origin = _prepare(root / "bare", n)
+    work = bare_origin.clone()
     lock = InProcessMergeLock()
-    odw = []
+    odw, bare = [], []
     for tid in _ids(n):
         start = time.perf_counter()
         report = integrate(
@@ -121,10 +128,6 @@ def _per_landing(root: Path, n: int) -> tuple[float, float]:
         )  # fmt: skip
         odw.append(time.perf_counter() - start)
         assert report.complete, report.summary
-    bare_origin = _prepare(root / "bare", n)
-    work = bare_origin.clone()
-    bare = []
-    for tid in _ids(n):
         start = time.perf_counter()
         _bare_sequence(bare_origin, work, tid)
         bare.append(time.perf_counter() - start)
@@ -149,8 +152,13 @@ git push -q origin HEAD:main
 def _whole_process(root: Path, n: int) -> tuple[Timing, Timing]:
     """Medians per landing: `odw integrate` processes vs a shell script."""
     env = {**os.environ, **GIT_ENV}
+    compileall.compile_dir(Path(app.__file__).parent, quiet=1)  # what installing odw does
     odw_origin = _prepare(root / "odw", n)
-    odw = []
+    bare_origin = _prepare(root / "bare", n)
+    work = bare_origin.clone()
+    script = root / "land.sh"
+    script.write_text(BARE_SCRIPT)
+    odw, bare = [], []
     for tid in _ids(n):
         proc, wall, cpu = run_timed(
             [odw_executable(), "integrate", "--repo", str(odw_origin.path), "--base", "main",
@@ -160,12 +168,6 @@ def _whole_process(root: Path, n: int) -> tuple[Timing, Timing]:
         )  # fmt: skip
         assert proc.returncode == 0, proc.stdout + proc.stderr
         odw.append((wall, cpu))
-    bare_origin = _prepare(root / "bare", n)
-    work = bare_origin.clone()
-    script = root / "land.sh"
-    script.write_text(BARE_SCRIPT)
-    bare = []
-    for tid in _ids(n):
         proc, wall, cpu = run_timed(["sh", str(script), tid], cwd=work, env=env)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         bare.append((wall, cpu))
