@@ -5,10 +5,12 @@ Two comparisons: `integrate()` in process against the same git calls from
 Python, and (issue 12, goal at most 1.5x) 12 branches landed one after another
 by whole `odw integrate --keep-branch` processes against a shell script doing
 fetch, rebase, tick, `switch -C`, `merge --squash`, commit and push on an
-identical copy. Both comparisons take their two sides in turn, one landing
-each, so that both meet the same load on a shared machine; the `app` package
-is byte-compiled first, as installing it does (a `PYTHONDONTWRITEBYTECODE`
-environment would otherwise make every process compile it from source).
+identical copy: a clone made when the origin held only the base, as odw's
+mirror starts, so both fetch each task branch as they land it. Both
+comparisons take their two sides in turn, one landing each, so that both meet
+the same load on a shared machine; the `app` package is byte-compiled first,
+as installing it does (a `PYTHONDONTWRITEBYTECODE` environment would otherwise
+make every process compile it from source).
 
 Default size: 20 ready task branches per scenario (a few seconds each on 2 cores).
 Set ODW_BENCH_TASKS to change it.
@@ -44,6 +46,21 @@ def _prepare(root: Path, n: int) -> Origin:
     for tid in _ids(n):
         origin.task_branch(tid)
     return origin
+
+
+def _prepare_with_clone(root: Path, n: int) -> tuple[Origin, Path]:
+    """An origin with n task branches, and a clone made before they were pushed.
+
+    The clone starts where odw's mirror does, with the base alone, so each
+    landing's fetch brings its task branch in both: the same work on identical
+    copies (a clone made after the pushes would hold every branch already and
+    fetch nothing while odw fetches the branch).
+    """
+    origin = Origin.create(root, _ids(n))
+    work = origin.clone()
+    for tid in _ids(n):
+        origin.task_branch(tid)
+    return origin, work
 
 
 def _scenario(root: Path, n: int, *, external: bool) -> tuple[float, float, int, int]:
@@ -116,8 +133,7 @@ def _bare_sequence(origin: Origin, work: Path, tid: str) -> None:
 def _per_landing(root: Path, n: int) -> tuple[float, float]:
     """Median seconds per sequential landing: integrate() vs the bare git sequence."""
     odw_origin = _prepare(root / "odw", n)
-    bare_origin = _prepare(root / "bare", n)
-    work = bare_origin.clone()
+    bare_origin, work = _prepare_with_clone(root / "bare", n)
     lock = InProcessMergeLock()
     odw, bare = [], []
     for tid in _ids(n):
@@ -154,8 +170,7 @@ def _whole_process(root: Path, n: int) -> tuple[Timing, Timing]:
     env = {**os.environ, **GIT_ENV}
     compileall.compile_dir(Path(app.__file__).parent, quiet=1)  # what installing odw does
     odw_origin = _prepare(root / "odw", n)
-    bare_origin = _prepare(root / "bare", n)
-    work = bare_origin.clone()
+    _, work = _prepare_with_clone(root / "bare", n)
     script = root / "land.sh"
     script.write_text(BARE_SCRIPT)
     odw, bare = [], []
