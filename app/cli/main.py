@@ -19,7 +19,7 @@ from app.cli.errors import UsageError, UserError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, NoReturn
 
 SIGPIPE_EXIT = 141  # what a shell reports for a process ended by SIGPIPE
 
@@ -104,7 +104,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("odw: interrupted", file=sys.stderr)
         return 130
+    if argv is None and getattr(args, "exit_at_once", False):
+        exit_at_once(code)
     return code
+
+
+def exit_at_once(code: int) -> NoReturn:
+    """End the process now, its output flushed, without finalizing the interpreter.
+
+    For a command run as the program (`odw integrate`, once per landing) that
+    leaves nothing for finalization to do (no threads, atexit hooks, temporary
+    files or unclosed writes; its locks go with the process): freeing every
+    module costs it more than a git call.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":
