@@ -32,24 +32,31 @@ class LandedState:
 def landed_state(
     runner: GitRunner, git_dir: Path, ref: str, task_id: str, roadmap_path: str
 ) -> LandedState:
+    """Read from `ref`: commits with the task's trailer, and its roadmap box.
+
+    The roadmap is read (`show`) while the history is searched (`log`): two
+    reads of one ref that need not wait for each other, so one waits for both.
+    """
+    roadmap = runner.start("show", f"{ref}:{roadmap_path}", cwd=git_dir)
     fmt = f"%H%x1f%(trailers:key={TASK_TRAILER},valueonly,separator=%x1f)%x1e"
-    out = runner.run(
-        "log",
-        "--fixed-strings",
-        f"--grep={TASK_TRAILER}: {task_id}",
-        f"--format={fmt}",
-        ref,
-        "--",
-        cwd=git_dir,
-    ).stdout
+    try:
+        out = runner.run(
+            "log",
+            "--fixed-strings",
+            f"--grep={TASK_TRAILER}: {task_id}",
+            f"--format={fmt}",
+            ref,
+            "--",
+            cwd=git_dir,
+        ).stdout
+    except BaseException:
+        roadmap.stop()
+        raise
+    shown = roadmap.result(check=False)
     commits = []
     for record in out.split("\x1e"):
         fields = record.strip("\n").split("\x1f")
         if len(fields) >= 2 and task_id in (v.strip() for v in fields[1:]):
             commits.append(fields[0])
-    return LandedState(tuple(commits), _ticked(runner, git_dir, ref, task_id, roadmap_path))
-
-
-def _ticked(runner: GitRunner, git_dir: Path, ref: str, task_id: str, path: str) -> bool:
-    shown = runner.run("show", f"{ref}:{path}", cwd=git_dir, check=False)
-    return shown.returncode == 0 and is_ticked(shown.stdout, task_id)
+    ticked = shown.returncode == 0 and is_ticked(shown.stdout, task_id)
+    return LandedState(tuple(commits), ticked)

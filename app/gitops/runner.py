@@ -232,6 +232,23 @@ class GitRunner:
 
         `env` adds variables for this call only (an identity, a private index).
         """
+        call = self.start(*args, cwd=cwd, timeout=timeout, input=input, env=env)
+        return call.result(check=check)
+
+    def start(
+        self,
+        *args: str,
+        cwd: Path | str | None = None,
+        timeout: float | None = None,
+        input: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> GitCall:
+        """Start `git <args>` and return at once; `result()` waits for it.
+
+        For a call that need not wait for another one (two reads of a mirror):
+        its deadline runs from now, and a started call is always waited for
+        (`result`) or stopped (`stop`).
+        """
         deadline = self.timeout if timeout is None else timeout
         argv = [self.git, *args]
         shown = tuple(self.redact(a) for a in args)
@@ -240,6 +257,7 @@ class GitRunner:
         child_env.update(self._extra)
         for key, value in (env or {}).items():
             child_env[os.fsencode(key)] = os.fsencode(value)
+        until = time.monotonic() + deadline
         try:
             proc = subprocess.Popen(
                 argv,
@@ -252,26 +270,54 @@ class GitRunner:
             )
         except OSError as exc:
             raise GitError(shown, 127, self.redact(str(exc.strerror or exc))) from None
-        exchange = _Exchange(proc, None if input is None else input.encode("utf-8", "replace"))
+        data = None if input is None else input.encode("utf-8", "replace")
+        return GitCall(self, proc, shown, deadline, until, _Exchange(proc, data))
+
+
+class GitCall:
+    """A git call started by `GitRunner.start`: its process, arguments and deadline."""
+
+    def __init__(
+        self,
+        runner: GitRunner,
+        proc: subprocess.Popen[bytes],
+        shown: tuple[str, ...],
+        deadline: float,
+        until: float,
+        exchange: _Exchange,
+    ) -> None:
+        self._runner = runner
+        self._proc = proc
+        self._shown = shown
+        self._deadline = deadline
+        self._until = until
+        self._exchange = exchange
+
+    def result(self, *, check: bool = True) -> GitResult:
+        """Wait for the call (its input written, its output read, its exit); GitTimeout
+        when its deadline passes first, GitError on a non-zero exit when `check`."""
+        proc, exchange, shown, redact = self._proc, self._exchange, self._shown, self._runner.redact
         try:
-            exchange.run(time.monotonic() + deadline)
+            exchange.run(self._until)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 exchange.run(time.monotonic() + 5)  # what the killed group had still written
-            raise GitTimeout(shown, deadline, self.redact(_text(exchange.err))) from None
+            raise GitTimeout(shown, self._deadline, redact(_text(exchange.err))) from None
         except BaseException:
             _kill_group(proc)
             raise
-        result = GitResult(
-            shown,
-            proc.returncode,
-            self.redact(_text(exchange.out)),
-            self.redact(_text(exchange.err)),
-        )
+        out, err = redact(_text(exchange.out)), redact(_text(exchange.err))
+        result = GitResult(shown, proc.returncode, out, err)
         if check and proc.returncode != 0:
             raise GitError(shown, proc.returncode, _explain(result.stderr))
         return result
+
+    def stop(self) -> None:
+        """Kill the call's process group and reap it: its answer is no longer wanted."""
+        _kill_group(self._proc)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._exchange.run(time.monotonic() + 5)
 
 
 _DEFAULT = GitRunner()

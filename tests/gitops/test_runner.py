@@ -234,3 +234,34 @@ def test_the_environment_is_read_afresh_for_every_call(
     monkeypatch.setenv("ODW_PROBE", "second")
     call = runner.run(*show, "show-env", cwd=tmp_path, env={"ODW_PROBE_CALL": "call"})
     assert call.stdout == "second/runner/call/\n"
+
+
+def test_started_calls_run_at_once_and_a_stopped_one_is_killed(tmp_path: Path) -> None:
+    """`start` returns while git runs: the first call here finishes only once the second
+    has started; `stop` kills a call whose answer is no longer wanted."""
+    fake = tmp_path / "fake-git"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'case "$1" in\n'
+        f"  wait) while [ ! -e {tmp_path}/second ]; do sleep 0.01; done; echo first ;;\n"
+        f"  signal) : > {tmp_path}/second; echo second ;;\n"
+        f"  hang) echo $$ > {tmp_path}/hang.pid; exec sleep 30 ;;\n"
+        "esac\n"
+    )
+    fake.chmod(0o755)
+    runner = GitRunner(timeout=20, git=str(fake))
+    first = runner.start("wait", cwd=tmp_path)
+    second = runner.start("signal", cwd=tmp_path)
+    assert first.result().stdout == "first\n"
+    assert second.result().stdout == "second\n"
+
+    hung = runner.start("hang", cwd=tmp_path)
+    deadline = time.monotonic() + 5
+    while not (tmp_path / "hang.pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pid = int((tmp_path / "hang.pid").read_text())
+    hung.stop()
+    deadline = time.monotonic() + 5
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(pid)
