@@ -5,7 +5,12 @@ Two comparisons: `integrate()` in process against the same git calls from
 Python, and (issue 12, goal at most 1.5x) 12 branches landed one after another
 by whole `odw integrate --keep-branch` processes against a shell script doing
 fetch, rebase, tick, `switch -C`, `merge --squash`, commit and push on an
-identical copy.
+identical copy: a clone made when the origin held only the base, as odw's
+mirror starts, so both fetch each task branch as they land it. Both
+comparisons take their two sides in turn, one landing each, so that both meet
+the same load on a shared machine; the `app` package is byte-compiled first,
+as installing it does (a `PYTHONDONTWRITEBYTECODE` environment would otherwise
+make every process compile it from source).
 
 Default size: 20 ready task branches per scenario (a few seconds each on 2 cores).
 Set ODW_BENCH_TASKS to change it.
@@ -13,6 +18,7 @@ Set ODW_BENCH_TASKS to change it.
 
 from __future__ import annotations
 
+import compileall
 import os
 import statistics
 import tempfile
@@ -20,6 +26,7 @@ import threading
 import time
 from pathlib import Path
 
+import app
 from app.core.roadmap_edit import tick
 from app.gitops.integrate import integrate
 from app.gitops.lock import InProcessMergeLock
@@ -39,6 +46,21 @@ def _prepare(root: Path, n: int) -> Origin:
     for tid in _ids(n):
         origin.task_branch(tid)
     return origin
+
+
+def _prepare_with_clone(root: Path, n: int) -> tuple[Origin, Path]:
+    """An origin with n task branches, and a clone made before they were pushed.
+
+    The clone starts where odw's mirror does, with the base alone, so each
+    landing's fetch brings its task branch in both: the same work on identical
+    copies (a clone made after the pushes would hold every branch already and
+    fetch nothing while odw fetches the branch).
+    """
+    origin = Origin.create(root, _ids(n))
+    work = origin.clone()
+    for tid in _ids(n):
+        origin.task_branch(tid)
+    return origin, work
 
 
 def _scenario(root: Path, n: int, *, external: bool) -> tuple[float, float, int, int]:
@@ -111,8 +133,9 @@ def _bare_sequence(origin: Origin, work: Path, tid: str) -> None:
 def _per_landing(root: Path, n: int) -> tuple[float, float]:
     """Median seconds per sequential landing: integrate() vs the bare git sequence."""
     odw_origin = _prepare(root / "odw", n)
+    bare_origin, work = _prepare_with_clone(root / "bare", n)
     lock = InProcessMergeLock()
-    odw = []
+    odw, bare = [], []
     for tid in _ids(n):
         start = time.perf_counter()
         report = integrate(
@@ -121,10 +144,6 @@ def _per_landing(root: Path, n: int) -> tuple[float, float]:
         )  # fmt: skip
         odw.append(time.perf_counter() - start)
         assert report.complete, report.summary
-    bare_origin = _prepare(root / "bare", n)
-    work = bare_origin.clone()
-    bare = []
-    for tid in _ids(n):
         start = time.perf_counter()
         _bare_sequence(bare_origin, work, tid)
         bare.append(time.perf_counter() - start)
@@ -149,8 +168,12 @@ git push -q origin HEAD:main
 def _whole_process(root: Path, n: int) -> tuple[Timing, Timing]:
     """Medians per landing: `odw integrate` processes vs a shell script."""
     env = {**os.environ, **GIT_ENV}
+    compileall.compile_dir(Path(app.__file__).parent, quiet=1)  # what installing odw does
     odw_origin = _prepare(root / "odw", n)
-    odw = []
+    _, work = _prepare_with_clone(root / "bare", n)
+    script = root / "land.sh"
+    script.write_text(BARE_SCRIPT)
+    odw, bare = [], []
     for tid in _ids(n):
         proc, wall, cpu = run_timed(
             [odw_executable(), "integrate", "--repo", str(odw_origin.path), "--base", "main",
@@ -160,12 +183,6 @@ def _whole_process(root: Path, n: int) -> tuple[Timing, Timing]:
         )  # fmt: skip
         assert proc.returncode == 0, proc.stdout + proc.stderr
         odw.append((wall, cpu))
-    bare_origin = _prepare(root / "bare", n)
-    work = bare_origin.clone()
-    script = root / "land.sh"
-    script.write_text(BARE_SCRIPT)
-    bare = []
-    for tid in _ids(n):
         proc, wall, cpu = run_timed(["sh", str(script), tid], cwd=work, env=env)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         bare.append((wall, cpu))

@@ -78,7 +78,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="DIR",
         help=f"mirror cache and locks (default ${DATA_DIR_ENV} or ~/.local/share/odw)",
     )
-    p.set_defaults(func=run_integrate)
+    # Run as the program, the process ends without finalizing the interpreter
+    # (`main.exit_at_once`): nothing here needs it, and it is run once per landing.
+    p.set_defaults(func=run_integrate, exit_at_once=True)
 
 
 def run_integrate(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from pydantic.alias_generators import to_camel
 from app.core.assessment import Assessment, SalvageResult
 from app.core.config import RunConfig
 from app.core.discovery import Survivor
-from app.core.integration import IntegrationReport
+from app.core.integration_schema import Report
 from app.core.verdict import Check, Verdict
 
 
@@ -181,7 +181,7 @@ class IntegrationRequested(_TaskEvent):
 
 class IntegrationRecorded(_TaskEvent):
     type: Literal["integration-recorded"] = "integration-recorded"
-    report: IntegrationReport | None = None
+    report: Report | None = None
     fault: str | None = None
 
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.core.assessment import Assessment, SalvageResult
 from app.core.config import RunConfig
 from app.core.discovery import Survivor
-from app.core.integration import IntegrationReport
+from app.core.integration_schema import Report
 from app.core.judging import Fault
 from app.core.preflight import Preflight
 from app.core.verdict import Verdict
@@ -56,7 +56,7 @@ class StageFinished(_Input):
 class IntegrationFinished(_Input):
     kind: Literal["integration-finished"] = "integration-finished"
     task: str
-    report: IntegrationReport | None = None
+    report: Report | None = None
     fault: str | None = None
 
 

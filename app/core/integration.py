@@ -3,18 +3,22 @@
 The integrator (`app/gitops`) produces the report; the core decides from it.
 A task counts as landed only when all five booleans are true.
 
-A plain frozen dataclass, not a pydantic model: `odw integrate` runs once per
-landing, and importing pydantic would cost more than the landing's git work.
-Pydantic models that embed it (events, inputs) still validate and dump it with
-camelCase names through `__pydantic_config__`, and the two model methods its
+A plain class with slots, neither a pydantic model nor a dataclass: `odw
+integrate` runs once per landing, and importing pydantic, or `dataclasses`
+(which imports `inspect`), would cost more than a git call of the landing.
+Pydantic models that embed it (events, inputs) declare it as `Report`
+(`integration_schema.py`) and validate and dump it exactly as they did the
+frozen dataclass it was, camelCase names and all; the two model methods its
 callers use, `model_dump` and `model_copy`, keep their meaning.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
-from typing import Any, ClassVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 INCOMPLETE_DETAIL = "integration incomplete (need ok+rebased+squashMerged+pushed+roadmapMarkedDone)"
 
@@ -25,24 +29,68 @@ def camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-@dataclass(frozen=True, slots=True)
 class IntegrationReport:
     """What one integration did, field by field, as JSON with camelCase names."""
 
-    __pydantic_config__: ClassVar[dict[str, Any]] = {
-        "alias_generator": camel,
-        "populate_by_name": True,
-    }
+    # Immutable, compared and hashed by value, like the frozen dataclass it was
+    # (the docstring above is its JSON schema's description, unchanged).
 
-    ok: bool = False
-    rebased: bool = False
-    squash_merged: bool = False
-    pushed: bool = False
-    roadmap_marked_done: bool = False
-    attempts: int = 0
-    sha: str | None = None
-    conflicts: str | None = None
-    summary: str | None = None
+    __slots__ = __match_args__ = (
+        "ok", "rebased", "squash_merged", "pushed", "roadmap_marked_done", "attempts", "sha",
+        "conflicts", "summary",
+    )  # fmt: skip
+
+    ok: bool
+    rebased: bool
+    squash_merged: bool
+    pushed: bool
+    roadmap_marked_done: bool
+    attempts: int
+    sha: str | None
+    conflicts: str | None
+    summary: str | None
+
+    def __init__(
+        self,
+        ok: bool = False,
+        rebased: bool = False,
+        squash_merged: bool = False,
+        pushed: bool = False,
+        roadmap_marked_done: bool = False,
+        attempts: int = 0,
+        sha: str | None = None,
+        conflicts: str | None = None,
+        summary: str | None = None,
+    ) -> None:
+        values = (ok, rebased, squash_merged, pushed, roadmap_marked_done, attempts, sha,
+                  conflicts, summary)  # fmt: skip
+        for name, value in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: IntegrationReport is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: IntegrationReport is immutable")
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, IntegrationReport)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({shown})"
+
+    def __reduce__(self) -> tuple[type[IntegrationReport], tuple[object, ...]]:
+        return type(self), self._values()
 
     @classmethod
     def landed(cls, *, sha: str, attempts: int, summary: str | None = None) -> IntegrationReport:
@@ -67,10 +115,10 @@ class IntegrationReport:
     def model_dump(self, *, by_alias: bool = False) -> dict[str, Any]:
         """Every field in declaration order, under its camelCase name with `by_alias`."""
         name = camel if by_alias else str
-        return {name(f.name): getattr(self, f.name) for f in fields(self)}
+        return {name(field): getattr(self, field) for field in self.__slots__}
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None) -> IntegrationReport:
-        return replace(self, **(update or {}))
+        return type(self)(**{**self.model_dump(), **(update or {})})
 
 
 def halt_detail(report: IntegrationReport) -> str | None:

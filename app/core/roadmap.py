@@ -16,36 +16,14 @@ from typing import Literal
 
 from app.core.graph import behind, cycle_through, strongly_connected
 from app.core.requires import clauses_of
+from app.core.roadmap_scan import Draft, headline, joined, scan
 
-TASK_LINE = re.compile(
-    r"^(?P<indent>[ \t]*)[-*+][ \t]+\[(?P<mark>[ xX])\][ \t]+"
-    r"(?P<id>\d+(?:\.\d+)+)\.?(?=[ \t]|$)[ \t]*(?P<title>.*)$"
-)
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 _SUCCESS = re.compile(r"^(?:\[[ xX]\][ \t]+)?Success(?:[ \t]+criteria)?:[ \t]*(?P<text>.*)$", re.S)
 _SUCCESS_SENTENCE = re.compile(r"\bSuccess criteria:[ \t]*(?P<text>.*?)(?:\.(?=\s|$)|$)", re.S)
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_SENTENCE_END = re.compile(r"(?<=\.)\s+")
 
 ProblemKind = Literal[
     "duplicate-id", "cycle", "unknown-dependency", "self-reference", "external-dependency"
 ]
-
-
-def split_lines(text: str) -> list[tuple[str, str]]:
-    """Lines with their own terminators; only CR, LF and CRLF break lines."""
-    out: list[tuple[str, str]] = []
-    pos = 0
-    for m in _LINE_BREAK.finditer(text):
-        out.append((text[pos : m.start()], m.group()))
-        pos = m.end()
-    if pos < len(text) or not out:
-        out.append((text[pos:], ""))
-    return out
-
-
-def _indent_width(prefix: str) -> int:
-    return len(prefix.expandtabs(4))
 
 
 @dataclass(frozen=True)
@@ -75,12 +53,7 @@ class Task:
     @property
     def headline(self) -> str:
         """The title without its `Requires ...` and `See ...` sentences (commit subjects)."""
-        kept = [
-            part
-            for part in _SENTENCE_END.split(self.title)
-            if part and not part.startswith(("Requires ", "See "))
-        ]
-        return " ".join(kept) or self.title
+        return headline(self.title)
 
 
 @dataclass(frozen=True)
@@ -227,43 +200,22 @@ def task_json(task: Task) -> dict[str, object]:
     }
 
 
-class _Draft:
-    """A task while its lines are read; slots keep the read of a large roadmap cheap."""
-
-    __slots__ = ("bullets", "done", "id", "indent", "line", "parent", "title_open", "title_parts")
-
-    def __init__(self, indent: int, tid: str, done: bool, line: int, title: str) -> None:
-        self.indent = indent
-        self.id = tid
-        self.done = done
-        self.line = line
-        self.title_parts = [title]
-        self.bullets: list[list[str]] = []
-        self.title_open = True
-        self.parent: _Draft | None = None
-
-
 def external_key(reference: str) -> str:
     """How `externalMet` entries match references: case and spacing do not matter."""
     return " ".join(reference.split()).casefold()
-
-
-def _joined(parts: list[str]) -> str:
-    """The lines of a title or bullet as one line, runs of white space folded."""
-    return " ".join((parts[0] if len(parts) == 1 else " ".join(parts)).split())
 
 
 _new_object = object.__new__
 _set_attribute = object.__setattr__
 
 
-def _finish(d: _Draft, met: frozenset[str]) -> Task:
-    title = _joined(d.title_parts)
+def _finish(d: Draft, met: frozenset[str]) -> Task:
+    title = joined(d.title_parts)
     success: str | None = None
     context: list[str] = []
     requirement_texts = [title]
     for parts in d.bullets:
-        text = _joined(parts)
+        text = joined(parts)
         # Collapsed text: a success bullet has "Success" at 0 or after "[x] ".
         m = _SUCCESS.match(text) if "Success" in text[:11] else None
         if m and success is None:
@@ -321,63 +273,6 @@ def _finish(d: _Draft, met: frozenset[str]) -> Task:
     return task
 
 
-def _scan(text: str, met: frozenset[str]) -> list[Task]:
-    """Read tasks line by line; an indented line belongs to the nearest task above it.
-
-    Only CR, LF and CRLF break lines. This runs for every line of every roadmap
-    read (`odw next` on 5,000 tasks reads 30,000 lines), so the common lines are
-    told apart with string methods and only a task line meets a regular expression.
-    """
-    drafts: list[_Draft] = []
-    stack: list[_Draft] = []
-    indents: list[int] = []  # stack[i].indent, read on every line
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    for number, line in enumerate(lines, 1):
-        if not line or line.isspace():
-            for d in stack:
-                d.title_open = False
-            continue
-        stripped = line.lstrip(" \t")
-        width = len(line) - len(stripped)
-        first = stripped[0]
-        if first == "#" and _HEADING.match(line):
-            stack.clear()
-            indents.clear()
-            continue
-        indent = width if line.find("\t", 0, width) < 0 else _indent_width(line[:width])
-        while indents and indents[-1] >= indent:
-            indents.pop()
-            stack.pop()
-        if first in "-*+" and stripped[1:2] in (" ", "\t"):
-            item = stripped[1:].lstrip(" \t")  # the bullet's text
-            if item[:1] == "[":
-                m = TASK_LINE.match(line)
-                if m:
-                    d = _Draft(indent, m["id"], m["mark"] in "xX", number, m["title"])
-                    if stack:
-                        d.parent = parent = stack[-1]
-                        parent.title_open = False
-                    drafts.append(d)
-                    stack.append(d)
-                    indents.append(indent)
-                    continue
-            if stack:
-                owner = stack[-1]
-                owner.title_open = False
-                owner.bullets.append([item])
-            continue
-        if not stack:
-            continue
-        owner = stack[-1]
-        if owner.title_open:
-            owner.title_parts.append(line.strip())
-        elif owner.bullets:
-            owner.bullets[-1].append(line.strip())
-        else:
-            owner.bullets.append([line.strip()])
-    return [_finish(d, met) for d in drafts]
-
-
 def parse_roadmap(text: str, *, external_met: Iterable[str] = ()) -> Roadmap:
     """Parse roadmap text; never raises, reports problems instead.
 
@@ -385,7 +280,8 @@ def parse_roadmap(text: str, *, external_met: Iterable[str] = ()) -> Roadmap:
     configuration declares met (`externalMet`); any other external reference
     keeps its task blocked.
     """
-    tasks = _scan(text, frozenset(external_key(r) for r in external_met))
+    met = frozenset(external_key(r) for r in external_met)
+    tasks = [_finish(d, met) for d in scan(text)]
     roadmap = Roadmap(tasks=tuple(tasks))
     # Filled in after the checks that need the indexed roadmap, so it is indexed once.
     object.__setattr__(roadmap, "errors", tuple(duplicates(tasks) + open_cycles(roadmap)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.roadmap import TASK_LINE, split_lines
+from app.core.roadmap_scan import TASK_LINE, split_lines
 
 
 class TickError(ValueError):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import urlsplit
 
 TOKEN_ENV = "ODW_GIT_ASKPASS_TOKEN"  # noqa: S105 - a variable name
 USERNAME_ENV = "ODW_GIT_ASKPASS_USERNAME"
@@ -32,6 +31,8 @@ def check_url(url: str) -> None:
     """Refuse `https://user:token@host/...`: git would store it in `.git/config`."""
     if "://" not in url:
         return
+    from urllib.parse import urlsplit  # a URL at all: local paths need no parser
+
     parts = urlsplit(url)
     if parts.scheme in ("http", "https", "ftp", "ftps") and (parts.username or parts.password):
         raise CredentialsInUrl(

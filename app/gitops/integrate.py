@@ -16,24 +16,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
 
 from app.core.git_identity import INTEGRATOR_EMAIL, INTEGRATOR_NAME, identity_env
 from app.core.integration import IntegrationReport
 from app.core.naming import squash_subject
-from app.core.roadmap import parse_roadmap
 from app.core.roadmap_edit import TickError, is_ticked, tick
+from app.core.roadmap_scan import task_headline
 from app.gitops.auth import auth_env, check_url
 from app.gitops.landed import RUN_TRAILER, TASK_TRAILER, landed_state
-from app.gitops.lock import LockTimeout, MergeLock, lock_key
+from app.gitops.lock import LockTimeout, lock_key
 from app.gitops.mirror import Mirror, MirrorBusy, normalise_remote
 from app.gitops.push import PushStatus, push_head
 from app.gitops.runner import DEFAULT_TIMEOUT, GitError, GitResult, GitRunner
 
-if TYPE_CHECKING:  # the pydantic model; the integrator itself never builds one
-    from app.core.identity import Identity
+# `odw integrate` runs this module once per landing: no `typing` or `dataclasses`
+# at run time (the classes below are plain, with slots), only for the type checker.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from app.core.identity import Identity  # the pydantic model; never built here
+    from app.gitops.lock import MergeLock
 
 DEFAULT_ROADMAP = "docs/roadmap.md"
 DEFAULT_MAX_ATTEMPTS = 10
@@ -48,12 +50,16 @@ class IntegrationInputError(ValueError):
     """An argument that cannot name a task, branch, run or roadmap; nothing was touched."""
 
 
-@dataclass
 class _Steps:
-    rebased: bool = False
-    marked: bool = False
-    squashed: bool = False
-    sha: str | None = None
+    """What one attempt has done so far: the report's booleans and the squash commit."""
+
+    __slots__ = ("marked", "rebased", "sha", "squashed")
+
+    def __init__(self) -> None:
+        self.rebased = False
+        self.marked = False
+        self.squashed = False
+        self.sha: str | None = None
 
 
 class _Stop(Exception):
@@ -65,24 +71,54 @@ class _Stop(Exception):
         self.conflicts = conflicts
 
 
-@dataclass(frozen=True)
 class Landing:
     """What one landing of a task is given, by either method (push or pull request)."""
 
-    repo: str
-    base: str
-    branch: str
-    task_id: str
-    run_id: str
-    data_dir: Path
-    roadmap_path: str = DEFAULT_ROADMAP
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS
-    title: str | None = None
-    git_timeout: float = DEFAULT_TIMEOUT
-    token: str | None = None
-    push_options: Sequence[str] = ()
-    identity: Identity | None = None  # None: the integrator's own (`INTEGRATOR_IDENTITY`)
-    delete_branch: bool = True
+    __slots__ = (
+        "base", "branch", "data_dir", "delete_branch", "git_timeout", "identity",
+        "max_attempts", "push_options", "repo", "roadmap_path", "run_id", "task_id", "title",
+        "token",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        repo: str,
+        base: str,
+        branch: str,
+        task_id: str,
+        run_id: str,
+        data_dir: Path,
+        roadmap_path: str = DEFAULT_ROADMAP,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        title: str | None = None,
+        git_timeout: float = DEFAULT_TIMEOUT,
+        token: str | None = None,
+        push_options: Sequence[str] = (),
+        identity: Identity | None = None,  # None: the integrator's own (`INTEGRATOR_IDENTITY`)
+        delete_branch: bool = True,
+    ) -> None:
+        self.repo = repo
+        self.base = base
+        self.branch = branch
+        self.task_id = task_id
+        self.run_id = run_id
+        self.data_dir = data_dir
+        self.roadmap_path = roadmap_path
+        self.max_attempts = max_attempts
+        self.title = title
+        self.git_timeout = git_timeout
+        self.token = token
+        self.push_options = push_options
+        self.identity = identity
+        self.delete_branch = delete_branch
+
+    def with_push_options(self, push_options: Sequence[str]) -> Landing:
+        """The same landing, pushing with `push_options`."""
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        return Landing(**{**fields, "push_options": push_options})
+
+    def __repr__(self) -> str:
+        return f"Landing({self.repo!r}, {self.base!r}, {self.branch!r}, {self.task_id!r})"
 
 
 def integrate(
@@ -145,19 +181,7 @@ def prepare(landing: Landing) -> _Integration:
     env = auth_env(data_dir, token)
     env.update(identity.env() if identity else identity_env(INTEGRATOR_NAME, INTEGRATOR_EMAIL))
     runner = GitRunner(timeout=landing.git_timeout, env=env, secrets=[token] if token else [])
-    return _Integration(
-        runner=runner,
-        mirror=Mirror(data_dir, remote, runner),
-        base=base,
-        branch=branch,
-        task_id=task_id,
-        run_id=run_id,
-        roadmap_path=landing.roadmap_path,
-        max_attempts=landing.max_attempts,
-        title=landing.title,
-        push_options=tuple(landing.push_options),
-        delete_branch=landing.delete_branch,
-    )
+    return _Integration(runner, Mirror(data_dir, remote, runner), landing)
 
 
 def under_lock(
@@ -207,20 +231,22 @@ def _validate(
         raise IntegrationInputError("max attempts must be at least 1")
 
 
-@dataclass
 class _Integration:
-    runner: GitRunner
-    mirror: Mirror
-    base: str
-    branch: str
-    task_id: str
-    run_id: str
-    roadmap_path: str
-    max_attempts: int
-    title: str | None
-    push_options: tuple[str, ...]
-    delete_branch: bool = True
-    fetched_head: str | None = None  # the task branch on origin when it was last fetched
+    """One landing's git work: the runner, the mirror and the checked arguments."""
+
+    def __init__(self, runner: GitRunner, mirror: Mirror, landing: Landing) -> None:
+        self.runner = runner
+        self.mirror = mirror
+        self.base = landing.base
+        self.branch = landing.branch
+        self.task_id = landing.task_id
+        self.run_id = landing.run_id
+        self.roadmap_path = landing.roadmap_path
+        self.max_attempts = landing.max_attempts
+        self.title = landing.title
+        self.push_options = tuple(landing.push_options)
+        self.delete_branch = landing.delete_branch
+        self.fetched_head: str | None = None  # the task branch on origin when last fetched
 
     @property
     def origin_base(self) -> str:
@@ -412,9 +438,7 @@ class _Integration:
         except (OSError, UnicodeDecodeError) as exc:
             raise _Stop(f"cannot read {self.roadmap_path} on {self.branch}: {exc}") from None
         if self.title is None:
-            self.title = next(
-                (t.headline for t in parse_roadmap(text).tasks if t.id == self.task_id), None
-            )
+            self.title = task_headline(text, self.task_id)
         if not is_ticked(text, self.task_id):
             try:
                 edited = tick(text, self.task_id)

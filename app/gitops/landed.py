@@ -6,7 +6,6 @@ is done when, in addition, its roadmap box is ticked on the base.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.roadmap_edit import is_ticked
@@ -16,10 +15,14 @@ TASK_TRAILER = "ODW-Task"
 RUN_TRAILER = "ODW-Run"
 
 
-@dataclass(frozen=True)
 class LandedState:
-    commits: tuple[str, ...]  # newest first: commits on the base with the task's trailer
-    ticked: bool  # the box is ticked in the roadmap on the base
+    """What the base says about a task (a plain class: no dataclass import per landing)."""
+
+    __slots__ = ("commits", "ticked")
+
+    def __init__(self, commits: tuple[str, ...], ticked: bool) -> None:
+        self.commits = commits  # newest first: commits on the base with the task's trailer
+        self.ticked = ticked  # the box is ticked in the roadmap on the base
 
     @property
     def landed(self) -> bool:
@@ -29,24 +32,31 @@ class LandedState:
 def landed_state(
     runner: GitRunner, git_dir: Path, ref: str, task_id: str, roadmap_path: str
 ) -> LandedState:
+    """Read from `ref`: commits with the task's trailer, and its roadmap box.
+
+    The roadmap is read (`show`) while the history is searched (`log`): two
+    reads of one ref that need not wait for each other, so one waits for both.
+    """
+    roadmap = runner.start("show", f"{ref}:{roadmap_path}", cwd=git_dir)
     fmt = f"%H%x1f%(trailers:key={TASK_TRAILER},valueonly,separator=%x1f)%x1e"
-    out = runner.run(
-        "log",
-        "--fixed-strings",
-        f"--grep={TASK_TRAILER}: {task_id}",
-        f"--format={fmt}",
-        ref,
-        "--",
-        cwd=git_dir,
-    ).stdout
+    try:
+        out = runner.run(
+            "log",
+            "--fixed-strings",
+            f"--grep={TASK_TRAILER}: {task_id}",
+            f"--format={fmt}",
+            ref,
+            "--",
+            cwd=git_dir,
+        ).stdout
+    except BaseException:
+        roadmap.stop()
+        raise
+    shown = roadmap.result(check=False)
     commits = []
     for record in out.split("\x1e"):
         fields = record.strip("\n").split("\x1f")
         if len(fields) >= 2 and task_id in (v.strip() for v in fields[1:]):
             commits.append(fields[0])
-    return LandedState(tuple(commits), _ticked(runner, git_dir, ref, task_id, roadmap_path))
-
-
-def _ticked(runner: GitRunner, git_dir: Path, ref: str, task_id: str, path: str) -> bool:
-    shown = runner.run("show", f"{ref}:{path}", cwd=git_dir, check=False)
-    return shown.returncode == 0 and is_ticked(shown.stdout, task_id)
+    ticked = shown.returncode == 0 and is_ticked(shown.stdout, task_id)
+    return LandedState(tuple(commits), ticked)

@@ -9,7 +9,6 @@ adapter passes the same contract tests (`tests/gitops/test_merge_lock.py`).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import threading
@@ -17,9 +16,17 @@ import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Protocol
 
+from app.gitops.digest import sha256_hex
 from app.gitops.flock import lock_file, unlock_file
+
+# The ports below are `Protocol`s for the type checker only: at run time they are
+# plain classes, so `odw integrate` (once per landing) does not import `typing`.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+else:
+    Protocol = object
 
 
 class LockTimeout(TimeoutError):
@@ -36,7 +43,6 @@ class LockTimeout(TimeoutError):
 class MergeLock(Protocol):
     def hold(self, key: str, timeout: float) -> AbstractContextManager[None]:
         """Hold `key` exclusively for the `with` block; LockTimeout after `timeout` s."""
-        ...
 
 
 def lock_key(repo: str, base: str) -> str:
@@ -80,7 +86,7 @@ class FileMergeLock:
         self.directory = Path(directory)
 
     def path_for(self, key: str) -> Path:
-        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+        digest = sha256_hex(key)[:16]
         readable = _UNSAFE.sub("-", key)[-60:].strip("-.")
         return self.directory / f"{readable}-{digest}.lock"
 

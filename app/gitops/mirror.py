@@ -8,14 +8,13 @@ a process that died are swept the next time the mirror is used.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
-import shutil
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from app.gitops.digest import sha256_hex
 from app.gitops.flock import lock_file, unlock_file
 from app.gitops.runner import GitError, GitRunner
 
@@ -41,7 +40,7 @@ class Mirror:
     def __init__(self, root: Path, remote: str, runner: GitRunner) -> None:
         self.remote = remote
         self.runner = runner
-        digest = hashlib.sha256(remote.encode()).hexdigest()[:16]
+        digest = sha256_hex(remote)[:16]
         name = _UNSAFE.sub("-", remote.rstrip("/").rsplit("/", 1)[-1]).strip("-.")[:40]
         self.path = root / "mirrors" / f"{name or 'repo'}-{digest}.git"
         self.worktrees = root / "worktrees" / self.path.stem
@@ -72,7 +71,7 @@ class Mirror:
             tmp.replace(self.path)
         finally:
             if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
+                _rmtree(tmp)
 
     def fetch(self, branches: Sequence[str]) -> None:
         """Fetch `branches` from origin into `refs/remotes/origin/*` (forced, no tags)."""
@@ -104,7 +103,7 @@ class Mirror:
         Adding and removing a worktree per landing costs more than the landing's
         own git work; callers reset it with `switch --discard-changes` instead.
         """
-        digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+        digest = sha256_hex(name)[:8]
         path = self.worktrees / f"{KEPT_PREFIX}{_UNSAFE.sub('-', name)[:40]}-{digest}"
         if not (path / ".git").is_file():
             with self.locked():
@@ -131,7 +130,7 @@ class Mirror:
         with contextlib.suppress(GitError):
             self.runner.run("worktree", "remove", "--force", "--force", str(path), cwd=self.path,
                             check=False)  # fmt: skip
-        shutil.rmtree(path, ignore_errors=True)
+        _rmtree(path)
         with contextlib.suppress(GitError):
             self.runner.run("worktree", "prune", cwd=self.path, check=False)
 
@@ -148,6 +147,12 @@ class Mirror:
                     self._remove(entry)
         with contextlib.suppress(GitError):
             self.runner.run("worktree", "prune", cwd=self.path, check=False)
+
+
+def _rmtree(path: Path) -> None:
+    import shutil  # only when a directory must go, never on a landing in a kept worktree
+
+    shutil.rmtree(path, ignore_errors=True)
 
 
 __all__ = ["Mirror", "MirrorBusy", "normalise_remote"]

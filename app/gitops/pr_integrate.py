@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.integration import IntegrationReport
@@ -292,7 +292,7 @@ class Lander:
             title=title, roadmap_path=roadmap_path, delete_branch=delete_branch,
         )  # fmt: skip
         if not through_pull:
-            report = land(replace(landing, push_options=push_options), self.lock)
+            report = land(landing.with_push_options(push_options), self.lock)
             if report.ok or PROTECTED_BASE not in (report.summary or ""):
                 return report
             with self._guard:

@@ -8,7 +8,6 @@ permission) is a decision, not a race: stop and report the remote's words.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
@@ -22,10 +21,18 @@ class PushStatus(Enum):
     FAILED = "failed"  # transport, auth or anything else without a ref status
 
 
-@dataclass(frozen=True)
 class PushOutcome:
-    status: PushStatus
-    message: str
+    """How a push ended and the words that say so (a plain class: no dataclass import
+    on `odw integrate`'s path)."""
+
+    __slots__ = ("message", "status")
+
+    def __init__(self, status: PushStatus, message: str) -> None:
+        self.status = status
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"PushOutcome({self.status!r}, {self.message!r})"
 
 
 _RACE_MARKERS = ("non-fast-forward", "fetch first", "stale info")

@@ -20,16 +20,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import logging
 import os
 import re
+import select
 import signal
 import subprocess
+import sys
+import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-
-log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = 30.0  # seed 004: internal git calls
 NETWORK_TIMEOUT = 300.0  # fetch, push, ls-remote
@@ -111,36 +110,68 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def _child_env() -> dict[str, str]:
-    """This process's environment as every git child of ODW sees it, with
-    `HARDENED_CONFIG` as command-line configuration (`GIT_CONFIG_COUNT` form)."""
-    env = dict(os.environ)
-    for name in _DROPPED_ENV:
-        env.pop(name, None)
-    for name in [n for n in env if n.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))]:
-        env.pop(name)
-    env.update(
-        {
-            "GIT_TERMINAL_PROMPT": "0",
-            "LC_ALL": "C",
-            "LANGUAGE": "C",
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_CONFIG_COUNT": str(len(HARDENED_CONFIG)),
-        }
-    )
+def _fixed_env() -> dict[bytes, bytes]:
+    """The variables every git child gets whatever the environment says, encoded once."""
+    env = {
+        "GIT_TERMINAL_PROMPT": "0",
+        "LC_ALL": "C",
+        "LANGUAGE": "C",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_COUNT": str(len(HARDENED_CONFIG)),
+    }
     for i, (key, value) in enumerate(HARDENED_CONFIG):
         env[f"GIT_CONFIG_KEY_{i}"] = key
         env[f"GIT_CONFIG_VALUE_{i}"] = value
+    return {os.fsencode(k): os.fsencode(v) for k, v in env.items()}
+
+
+_FIXED_ENV = _fixed_env()
+_DROPPED = tuple(os.fsencode(name) for name in _DROPPED_ENV)
+_DROPPED_PREFIXES = (b"GIT_CONFIG_KEY_", b"GIT_CONFIG_VALUE_")
+
+
+def _child_env() -> dict[bytes, bytes]:
+    """This process's environment as every git child of ODW sees it, with
+    `HARDENED_CONFIG` as command-line configuration (`GIT_CONFIG_COUNT` form).
+
+    Bytes, as the system holds it: read afresh for every call (a caller may change
+    `os.environ` in between) without decoding and re-encoding it each time.
+    """
+    env = {
+        k: v
+        for k, v in os.environb.items()
+        if not k.startswith(_DROPPED_PREFIXES) and k not in _DROPPED
+    }
+    env.update(_FIXED_ENV)
     return env
 
 
-@dataclass(frozen=True)
 class GitResult:
-    args: tuple[str, ...]
-    returncode: int
-    stdout: str
-    stderr: str
+    """What one git call printed and how it ended (`args` already redacted)."""
+
+    __slots__ = ("args", "returncode", "stderr", "stdout")
+
+    def __init__(self, args: tuple[str, ...], returncode: int, stdout: str, stderr: str) -> None:
+        self.args = args
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def __repr__(self) -> str:
+        return f"GitResult(args={self.args!r}, returncode={self.returncode!r})"
+
+
+def _debug(message: str, *args: object) -> None:
+    """Log at DEBUG through `logging` only once something has imported it.
+
+    Nothing can have configured a handler before `logging` is imported, and an
+    unconfigured DEBUG record goes nowhere, so a process that never imports it
+    (`odw integrate`, once per landing) skips the import and loses no line.
+    """
+    logging_module = sys.modules.get("logging")
+    if logging_module is not None:
+        logging_module.getLogger(__name__).debug(message, *args)
 
 
 class GitError(Exception):
@@ -183,7 +214,7 @@ class GitRunner:
         self.timeout = timeout
         self.git = git
         self._secrets = tuple(s for s in secrets if s)
-        self._extra = dict(env or {})
+        self._extra = {os.fsencode(k): os.fsencode(v) for k, v in (env or {}).items()}
 
     def redact(self, text: str) -> str:
         return redact(text, self._secrets)
@@ -201,13 +232,32 @@ class GitRunner:
 
         `env` adds variables for this call only (an identity, a private index).
         """
+        call = self.start(*args, cwd=cwd, timeout=timeout, input=input, env=env)
+        return call.result(check=check)
+
+    def start(
+        self,
+        *args: str,
+        cwd: Path | str | None = None,
+        timeout: float | None = None,
+        input: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> GitCall:
+        """Start `git <args>` and return at once; `result()` waits for it.
+
+        For a call that need not wait for another one (two reads of a mirror):
+        its deadline runs from now, and a started call is always waited for
+        (`result`) or stopped (`stop`).
+        """
         deadline = self.timeout if timeout is None else timeout
         argv = [self.git, *args]
         shown = tuple(self.redact(a) for a in args)
-        log.debug("git %s (cwd=%s)", " ".join(shown), cwd)
+        _debug("git %s (cwd=%s)", " ".join(shown), cwd)
         child_env = _child_env()
         child_env.update(self._extra)
-        child_env.update(env or {})
+        for key, value in (env or {}).items():
+            child_env[os.fsencode(key)] = os.fsencode(value)
+        until = time.monotonic() + deadline
         try:
             proc = subprocess.Popen(
                 argv,
@@ -216,26 +266,58 @@ class GitRunner:
                 stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
                 start_new_session=True,
             )
         except OSError as exc:
             raise GitError(shown, 127, self.redact(str(exc.strerror or exc))) from None
+        data = None if input is None else input.encode("utf-8", "replace")
+        return GitCall(self, proc, shown, deadline, until, _Exchange(proc, data))
+
+
+class GitCall:
+    """A git call started by `GitRunner.start`: its process, arguments and deadline."""
+
+    def __init__(
+        self,
+        runner: GitRunner,
+        proc: subprocess.Popen[bytes],
+        shown: tuple[str, ...],
+        deadline: float,
+        until: float,
+        exchange: _Exchange,
+    ) -> None:
+        self._runner = runner
+        self._proc = proc
+        self._shown = shown
+        self._deadline = deadline
+        self._until = until
+        self._exchange = exchange
+
+    def result(self, *, check: bool = True) -> GitResult:
+        """Wait for the call (its input written, its output read, its exit); GitTimeout
+        when its deadline passes first, GitError on a non-zero exit when `check`."""
+        proc, exchange, shown, redact = self._proc, self._exchange, self._shown, self._runner.redact
         try:
-            out, err = proc.communicate(input=input, timeout=deadline)
+            exchange.run(self._until)
         except subprocess.TimeoutExpired:
             _kill_group(proc)
-            out, err = _drain(proc)
-            raise GitTimeout(shown, deadline, self.redact(err)) from None
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                exchange.run(time.monotonic() + 5)  # what the killed group had still written
+            raise GitTimeout(shown, self._deadline, redact(_text(exchange.err))) from None
         except BaseException:
             _kill_group(proc)
             raise
-        result = GitResult(shown, proc.returncode, self.redact(out), self.redact(err))
+        out, err = redact(_text(exchange.out)), redact(_text(exchange.err))
+        result = GitResult(shown, proc.returncode, out, err)
         if check and proc.returncode != 0:
             raise GitError(shown, proc.returncode, _explain(result.stderr))
         return result
+
+    def stop(self) -> None:
+        """Kill the call's process group and reap it: its answer is no longer wanted."""
+        _kill_group(self._proc)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._exchange.run(time.monotonic() + 5)
 
 
 _DEFAULT = GitRunner()
@@ -292,14 +374,112 @@ def _explain(stderr: str) -> str:
     )
 
 
-def _kill_group(proc: subprocess.Popen[str]) -> None:
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-def _drain(proc: subprocess.Popen[str]) -> tuple[str, str]:
-    try:
-        out, err = proc.communicate(timeout=5)
-    except subprocess.TimeoutExpired:
-        return "", ""
-    return out or "", err or ""
+class _Exchange:
+    """`Popen.communicate` with a deadline, less the sleeps: input written, output read
+    and the exit awaited in `poll`, woken the moment something happens.
+
+    `communicate(timeout=...)` waits for the exit in a loop of growing sleeps
+    (the first is 1 ms) that a git call, which closes its pipes just before it
+    exits, nearly always enters: about a millisecond of every call, seven times
+    a landing. Here the exit wakes a pidfd instead, where the system has them.
+    """
+
+    _CHUNK = 65536
+
+    def __init__(self, proc: subprocess.Popen[bytes], data: bytes | None) -> None:
+        self.proc = proc
+        self._out: list[bytes] = []
+        self._err: list[bytes] = []
+        self._poll = select.poll()
+        self._open: dict[int, list[bytes] | None] = {}  # fd -> its chunks (None: stdin)
+        self._data = memoryview(data or b"")
+        for stream, chunks in ((proc.stdout, self._out), (proc.stderr, self._err)):
+            if stream is not None:
+                self._watch(stream.fileno(), select.POLLIN, chunks)
+        if proc.stdin is not None:
+            if self._data:
+                self._watch(proc.stdin.fileno(), select.POLLOUT, None)
+            else:
+                proc.stdin.close()
+
+    @property
+    def out(self) -> bytes:
+        return b"".join(self._out)
+
+    @property
+    def err(self) -> bytes:
+        return b"".join(self._err)
+
+    def _watch(self, fd: int, events: int, chunks: list[bytes] | None) -> None:
+        self._poll.register(fd, events)
+        self._open[fd] = chunks
+
+    def _done(self, fd: int) -> None:
+        self._poll.unregister(fd)
+        chunks = self._open.pop(fd)
+        stream = self.proc.stdin if chunks is None else None
+        if stream is not None:
+            with contextlib.suppress(BrokenPipeError):
+                stream.close()
+
+    def run(self, until: float) -> None:
+        """Exchange until the pipes close and the child exits; TimeoutExpired at `until`
+        (a `time.monotonic()` value). Can be called again after a timeout."""
+        while self._open:
+            for fd, _ in self._wait(self._poll, until):
+                if fd not in self._open:
+                    continue
+                chunks = self._open[fd]
+                if chunks is None:
+                    self._write(fd)
+                    continue
+                data = os.read(fd, self._CHUNK)
+                if data:
+                    chunks.append(data)
+                else:
+                    self._done(fd)
+        self._reap(until)
+
+    def _write(self, fd: int) -> None:
+        try:
+            written = os.write(fd, self._data[: select.PIPE_BUF])
+        except BrokenPipeError:  # the child stopped reading: what it read is what it gets
+            written = len(self._data)
+        self._data = self._data[written:]
+        if not self._data:
+            self._done(fd)
+
+    def _reap(self, until: float) -> None:
+        proc = self.proc
+        if proc.poll() is not None:
+            return
+        try:
+            pidfd = os.pidfd_open(proc.pid)
+        except (AttributeError, OSError):  # no pidfd here: subprocess's own (polling) wait
+            proc.wait(timeout=max(until - time.monotonic(), 0.0))
+            return
+        try:
+            exited = select.poll()
+            exited.register(pidfd, select.POLLIN)
+            self._wait(exited, until)
+        finally:
+            os.close(pidfd)
+        proc.wait()
+
+    def _wait(self, poller: select.poll, until: float) -> list[tuple[int, int]]:
+        left = until - time.monotonic()
+        ready = poller.poll(max(0, int(left * 1000) + 1)) if left > 0 else []
+        if not ready:
+            raise subprocess.TimeoutExpired(self.proc.args, max(left, 0.0))
+        return ready
+
+
+def _text(data: bytes) -> str:
+    """What `text=True` makes of a child's output: UTF-8 (bad bytes replaced), universal
+    newlines."""
+    return data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")

@@ -30,3 +30,25 @@ def test_cli_text_matches_golden(run_odw, name: str, args: list[str], code: int)
     if os.environ.get("ODW_UPDATE_GOLDEN"):
         path.write_text(res.stdout)
     assert res.stdout == path.read_text()
+
+
+HELP_CASES = [("help", ["--help"]), ("integrate-help", ["integrate", "--help"])]
+
+
+@pytest.mark.parametrize(("name", "args"), HELP_CASES, ids=[c[0] for c in HELP_CASES])
+def test_help_text_matches_golden(run_odw, name: str, args: list[str]) -> None:
+    """argparse wraps help at the terminal's width (here COLUMNS=80) as it always did."""
+    res = run_odw(*args, env={**os.environ, "COLUMNS": "80"})
+    assert res.returncode == 0, res.stderr
+    path = GOLDEN / f"{name}.out"
+    if os.environ.get("ODW_UPDATE_GOLDEN"):
+        path.write_text(res.stdout)
+    assert res.stdout == path.read_text()
+
+
+@pytest.mark.parametrize("columns", [50, 120], ids=["narrow", "wide"])
+def test_help_follows_the_terminal_width(run_odw, columns: int) -> None:
+    lines = run_odw("integrate", "--help", env={**os.environ, "COLUMNS": str(columns)})
+    widths = [len(line) for line in lines.stdout.splitlines()]
+    assert max(widths) <= columns - 2  # argparse keeps two columns free
+    assert max(widths) > columns - 20  # and uses the rest

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import odw_executable
+from tests.gitops.origins import Origin
 
 PROBE = """
 import sys
@@ -77,24 +78,52 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     assert err == ""
 
 
+# What a landing needs no part of: pydantic and a lock library (a landing builds no
+# model and locks with flock), nor the standard library's heavier modules.
+HEAVY = ("pydantic", "pydantic_core", "filelock", "dataclasses", "inspect", "typing",
+         "logging", "hashlib", "shutil", "bz2", "lzma", "tempfile")  # fmt: skip
+
 LANDING_PROBE = """
 import sys
 from app.cli.main import main
-code = main(["integrate", "--repo", sys.argv[1], "--base", "main", "--branch", "b",
-             "--task", "not-an-id", "--data-dir", sys.argv[2]])
-print(code, ",".join(sorted(m for m in sys.modules
-                            if m.split(".")[0] in ("pydantic", "pydantic_core", "filelock"))))
+code = main(["integrate", *sys.argv[1:]])
+print(code, ",".join(sorted(m for m in sys.modules if m.split(".")[0] in {heavy!r})))
 """
+
+
+def _probe_landing(*args: str) -> list[str]:
+    """`odw integrate ARGS` in a fresh interpreter: [exit code, heavy modules it loaded...]."""
+    return (
+        subprocess.run(
+            [sys.executable, "-c", LANDING_PROBE.format(heavy=HEAVY), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parents[2],
+        )
+        .stdout.splitlines()[-1]
+        .split()
+    )
 
 
 def test_odw_integrate_imports_neither_pydantic_nor_a_lock_library(tmp_path: Path) -> None:
     """Local mode runs `odw integrate` once per landing: its start-up is part of every landing."""
-    out = subprocess.run(
-        [sys.executable, "-c", LANDING_PROBE, str(tmp_path), str(tmp_path / "data")],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=Path(__file__).resolve().parents[2],
-    ).stdout.split()
+    out = _probe_landing("--repo", str(tmp_path), "--base", "main", "--branch", "b",
+                         "--task", "not-an-id", "--data-dir", str(tmp_path / "data"))  # fmt: skip
     assert out[0] == "2", "the bad task id is a usage error, reached after the imports"
     assert out[1:] == [], f"imported by odw integrate: {out[1:]}"
+
+
+def test_a_whole_landing_imports_none_of_the_heavy_modules(tmp_path: Path) -> None:
+    """Not at start-up, and not on the way: fetch, checks, rebase, tick, squash, push, report."""
+    origin = Origin.create(tmp_path / "remote", ["1.1.1", "1.1.2"])
+    data = tmp_path / "data"
+    for tid in ("1.1.1", "1.1.2"):
+        branch = origin.task_branch(tid)
+        out = _probe_landing("--repo", str(origin.path), "--base", "main", "--branch", branch,
+                             "--task", tid, "--data-dir", str(data), "--keep-branch")  # fmt: skip
+        assert out[0] == "0", out
+    # The first landing in a data directory writes the askpass script (`tempfile`);
+    # every later one, the second here, is what each landing costs.
+    assert out[1:] == [], f"imported by a landing: {out[1:]}"
+    assert "- [x] 1.1.2. " in origin.roadmap()

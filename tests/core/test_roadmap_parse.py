@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.core.roadmap import parse_roadmap
+from app.core.roadmap_scan import task_headline
 
 BASIC = """\
 # Roadmap
@@ -204,37 +205,71 @@ def test_parsing_never_crashes(text: str) -> None:
     assert isinstance(rm.to_json(), dict)
 
 
-@settings(max_examples=200, deadline=None)
-@given(
-    st.lists(
-        st.sampled_from(
-            [
-                "- [ ] ",
-                "- [x] ",
-                "1.2.3",
-                "1.2",
-                ". ",
-                "Requires ",
-                "steps 1.1-1.3",
-                "phase 1",
-                "\n",
-                "\n  ",
-                "\n    ",
-                "\r\n",
-                "## 1. H\n",
-                "- Success: ",
-                "  - [ ] 1.2.3.1 ",
-                "\t",
-                "x",
-            ]
-        ),
-        max_size=60,
-    )
+# Roadmap-shaped noise: task lines, ids, clauses, indents, headings and line breaks.
+ROADMAP_PIECES = st.lists(
+    st.sampled_from(
+        [
+            "- [ ] ",
+            "- [x] ",
+            "1.2.3",
+            "1.2",
+            ". ",
+            "Requires ",
+            "steps 1.1-1.3",
+            "phase 1",
+            "\n",
+            "\n  ",
+            "\n    ",
+            "\r\n",
+            "## 1. H\n",
+            "- Success: ",
+            "  - [ ] 1.2.3.1 ",
+            "\t",
+            "x",
+        ]
+    ),
+    max_size=60,
 )
+
+
+@settings(max_examples=200, deadline=None)
+@given(ROADMAP_PIECES)
 def test_parsing_roadmap_shaped_noise_never_crashes(parts: list[str]) -> None:
     rm = parse_roadmap("".join(parts))
     for p in rm.errors + rm.warnings:
         assert p.ids and p.lines and p.message
+
+
+_IDS = ["1.1.1", "1.1.2", "1.2", "1.1.1.1"]
+_SENTENCES = st.sampled_from(
+    ["Build it.", "Requires 1.1.1.", "See docs/x.md.", "Use v1.2.3 here.", "Keep `a.b` small", ""]
+)
+# Roadmap lines: tasks (ids repeat), wrapped title lines, bullets, headings, blank lines.
+ROADMAP_LINES = st.lists(
+    st.one_of(
+        st.builds(
+            "{}- [{}] {}. {}".format,
+            st.sampled_from(["", "  ", "\t"]),
+            st.sampled_from([" ", "x"]),
+            st.sampled_from(_IDS),
+            st.lists(_SENTENCES, max_size=4).map(" ".join),
+        ),
+        st.lists(_SENTENCES, min_size=1, max_size=3).map(lambda s: "  " + " ".join(s)),
+        st.sampled_from(["  - Requires 1.1.1.", "  - Success: done.", "## 2. Next", "", "\r"]),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ROADMAP_LINES, st.sampled_from([*_IDS, "9.9.9"]))
+def test_one_tasks_headline_without_the_whole_parse_is_the_parsers(
+    lines: list[str], task_id: str
+) -> None:
+    """`odw integrate` titles the squash commit from `task_headline`, not `parse_roadmap`."""
+    text = "\n".join(lines)
+    parsed = next((t.headline for t in parse_roadmap(text).tasks if t.id == task_id), None)
+    assert task_headline(text, task_id) == parsed
 
 
 @pytest.mark.parametrize(

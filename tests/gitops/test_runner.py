@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import time
@@ -177,3 +178,90 @@ def test_risky_config_names_what_no_override_reaches(
     assert risky_config(after, before) == ([key] if risky else [])
     # What was there before the agent ran is the owner's, not the agent's.
     assert risky_config(after, after) == []
+
+
+def test_input_and_output_larger_than_a_pipe_are_exchanged_whole(tmp_path: Path) -> None:
+    """Both directions at once: git reads all of a large input while writing its answer."""
+    runner = GitRunner()
+    runner.run("init", "--quiet", str(tmp_path / "r"))
+    text = "".join(f"line {i}: é\n" for i in range(40_000))  # ~500 kB, beyond any pipe buffer
+    data = text.encode()
+    sha = runner.run("hash-object", "-w", "--stdin", cwd=tmp_path / "r", input=text).stdout
+    blob = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False)
+    assert sha.strip() == blob.hexdigest()
+    assert runner.run("cat-file", "-p", sha.strip(), cwd=tmp_path / "r").stdout == text
+
+
+def test_output_reads_as_text_mode_did(tmp_path: Path) -> None:
+    """UTF-8 with bad bytes replaced, and universal newlines, as `text=True` gave."""
+    repo = tmp_path / "r"
+    git(tmp_path, "init", "--quiet", str(repo))
+    blob = repo / "blob"
+    blob.write_bytes(b"a\r\nb\rc\xff\n")
+    sha = git(repo, "hash-object", "-w", str(blob)).stdout.strip()
+    assert git(repo, "cat-file", "-p", sha).stdout == "a\nb\nc\ufffd\n"
+
+
+def test_a_child_that_closes_its_pipes_and_lingers_is_killed_at_the_deadline(
+    tmp_path: Path,
+) -> None:
+    """The end of the output is not the exit: waiting for the exit keeps the deadline too."""
+    pidfile = tmp_path / "child.pid"
+    fake = tmp_path / "fake-git"
+    fake.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec >/dev/null 2>&1\nexec sleep 30\n")
+    fake.chmod(0o755)
+    start = time.monotonic()
+    with pytest.raises(GitTimeout, match=r"timed out after 0\.5 s"):
+        GitRunner(timeout=0.5, git=str(fake)).run("status", cwd=tmp_path)
+    assert time.monotonic() - start < 5
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(pid)
+
+
+def test_the_environment_is_read_afresh_for_every_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each call sees `os.environ` as it is then, less the variables that could
+    point git elsewhere, plus the runner's own and the call's own variables."""
+    runner = GitRunner(env={"ODW_PROBE_RUNNER": "runner"})
+    show = ["-c", "alias.show-env=!echo $ODW_PROBE/$ODW_PROBE_RUNNER/$ODW_PROBE_CALL/$GIT_DIR"]
+    monkeypatch.setenv("ODW_PROBE", "first")
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "elsewhere"))
+    assert runner.run(*show, "show-env", cwd=tmp_path).stdout == "first/runner//\n"
+    monkeypatch.setenv("ODW_PROBE", "second")
+    call = runner.run(*show, "show-env", cwd=tmp_path, env={"ODW_PROBE_CALL": "call"})
+    assert call.stdout == "second/runner/call/\n"
+
+
+def test_started_calls_run_at_once_and_a_stopped_one_is_killed(tmp_path: Path) -> None:
+    """`start` returns while git runs: the first call here finishes only once the second
+    has started; `stop` kills a call whose answer is no longer wanted."""
+    fake = tmp_path / "fake-git"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'case "$1" in\n'
+        f"  wait) while [ ! -e {tmp_path}/second ]; do sleep 0.01; done; echo first ;;\n"
+        f"  signal) : > {tmp_path}/second; echo second ;;\n"
+        f"  hang) echo $$ > {tmp_path}/hang.pid; exec sleep 30 ;;\n"
+        "esac\n"
+    )
+    fake.chmod(0o755)
+    runner = GitRunner(timeout=20, git=str(fake))
+    first = runner.start("wait", cwd=tmp_path)
+    second = runner.start("signal", cwd=tmp_path)
+    assert first.result().stdout == "first\n"
+    assert second.result().stdout == "second\n"
+
+    hung = runner.start("hang", cwd=tmp_path)
+    deadline = time.monotonic() + 5
+    while not (tmp_path / "hang.pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pid = int((tmp_path / "hang.pid").read_text())
+    hung.stop()
+    deadline = time.monotonic() + 5
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(pid)
