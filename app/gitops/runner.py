@@ -420,12 +420,14 @@ class _Exchange:
         self._open[fd] = chunks
 
     def _done(self, fd: int) -> None:
+        """A pipe that ended (output read to its end, input all written): closed now."""
         self._poll.unregister(fd)
-        chunks = self._open.pop(fd)
-        stream = self.proc.stdin if chunks is None else None
-        if stream is not None:
-            with contextlib.suppress(BrokenPipeError):
-                stream.close()
+        del self._open[fd]
+        proc = self.proc
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None and not stream.closed and stream.fileno() == fd:
+                with contextlib.suppress(BrokenPipeError):
+                    stream.close()
 
     def run(self, until: float) -> None:
         """Exchange until the pipes close and the child exits; TimeoutExpired at `until`
