@@ -78,9 +78,10 @@ def test_an_integration_github_always_refuses_ends_the_task_as_an_infra_fault(
         task = state.tasks["1.1"]
         assert task.status == "infra-fault", task
         assert "integration failed" in task.detail and "404" in task.detail, task.detail
-        # The run is not left open waiting: nothing is in flight, 1.2 is parked behind 1.1.
+        # Nothing is left waiting: no answer or attempt is outstanding, 1.2 is
+        # parked behind 1.1, and the run stays open to offer the retry.
         assert state.tasks["1.2"].status == "blocked"
-        assert not task.awaiting
-        assert find_open(store, KEY) is None or state.ended or not state.live_attempts()
+        assert not task.awaiting and not list(state.live_attempts())
+        assert find_open(store, KEY) == run_id
     finally:
         store.close()
