@@ -15,11 +15,11 @@ def print_json(data: object) -> None:
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, width: int = 60) -> str:
     """Left-aligned columns; the last column is cut to `width` characters."""
-    cut = [[*r[:-1], _cut(r[-1], width)] if r else [] for r in rows]
+    cut = [[*r[:-1], _cut(r[-1], width)] for r in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cut]) for i, h in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cut]
-    return "\n".join(lines)
+    # One format per table rather than a join per row: `odw next` prints thousands.
+    line = "  ".join(f"{{:<{w}}}" for w in widths).format
+    return "\n".join([line(*headers).rstrip(), *(line(*r).rstrip() for r in cut)])
 
 
 def _cut(text: str, width: int) -> str:

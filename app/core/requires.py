@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
-from typing import NamedTuple
+
+from app.core.values import Value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 _ID = r"\d+(?:\.\d+)+"
 _SEP = r"\s*(?:,\s*and\s+|,\s*or\s+|,|\band\b|\bor\b|&)\s*"
@@ -73,16 +77,15 @@ _ONE_ID = re.compile(rf"\s*({_ID})\s*")
 _ONE_CLAUSE = re.compile(rf"Requires\s+({_ID})\s*\.?")
 
 
-class Clause(NamedTuple):
-    """One `Requires` clause: its text, local ids and external references.
-
-    A named tuple: a large roadmap has one clause per task, and a tuple is the
-    cheapest immutable record to build.
-    """
+class Clause(Value):
+    """One `Requires` clause: its text, local ids and external references."""
 
     text: str
     local: tuple[str, ...]
     external: tuple[str, ...]
+
+    def __init__(self, text: str, local: tuple[str, ...], external: tuple[str, ...]) -> None:
+        super().__init__(text=text, local=local, external=external)
 
 
 def clauses(text: str) -> list[str]:

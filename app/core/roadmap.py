@@ -10,24 +10,26 @@ dependencies are warnings that keep their task blocked (fail closed).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Literal
 
 from app.core.graph import behind, cycle_through, strongly_connected
 from app.core.requires import clauses_of
 from app.core.roadmap_scan import Draft, headline, joined, scan
+from app.core.values import Value
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Literal
+
+    ProblemKind = Literal[
+        "duplicate-id", "cycle", "unknown-dependency", "self-reference", "external-dependency"
+    ]
 
 _SUCCESS = re.compile(r"^(?:\[[ xX]\][ \t]+)?Success(?:[ \t]+criteria)?:[ \t]*(?P<text>.*)$", re.S)
 _SUCCESS_SENTENCE = re.compile(r"\bSuccess criteria:[ \t]*(?P<text>.*?)(?:\.(?=\s|$)|$)", re.S)
 
-ProblemKind = Literal[
-    "duplicate-id", "cycle", "unknown-dependency", "self-reference", "external-dependency"
-]
 
-
-@dataclass(frozen=True)
-class Task:
+class Task(Value):
     """One roadmap checkbox with a dotted id."""
 
     id: str
@@ -35,13 +37,34 @@ class Task:
     done: bool
     requires: tuple[str, ...]
     line: int
-    success: str | None = None
-    context: tuple[str, ...] = ()
-    addendum_of: str | None = None
-    external: tuple[str, ...] = ()  # other projects' steps, as written
-    external_unmet: tuple[str, ...] = ()  # those the configuration has not declared met
-    self_references: tuple[str, ...] = ()  # phases or steps containing the task itself
-    sources: tuple[tuple[str, str], ...] = ()  # (dependency, the clause that named it)
+    success: str | None
+    context: tuple[str, ...]
+    addendum_of: str | None
+    external: tuple[str, ...]  # other projects' steps, as written
+    external_unmet: tuple[str, ...]  # those the configuration has not declared met
+    self_references: tuple[str, ...]  # phases or steps containing the task itself
+    sources: tuple[tuple[str, str], ...]  # (dependency, the clause that named it)
+
+    def __init__(
+        self,
+        id: str,
+        title: str,
+        done: bool,
+        requires: tuple[str, ...],
+        line: int,
+        success: str | None = None,
+        context: tuple[str, ...] = (),
+        addendum_of: str | None = None,
+        external: tuple[str, ...] = (),
+        external_unmet: tuple[str, ...] = (),
+        self_references: tuple[str, ...] = (),
+        sources: tuple[tuple[str, str], ...] = (),
+    ) -> None:
+        super().__init__(
+            id=id, title=title, done=done, requires=requires, line=line, success=success,
+            context=context, addendum_of=addendum_of, external=external,
+            external_unmet=external_unmet, self_references=self_references, sources=sources,
+        )  # fmt: skip
 
     def source_of(self, dep: str) -> str:
         return next((text for d, text in self.sources if d == dep), "")
@@ -56,14 +79,18 @@ class Task:
         return headline(self.title)
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Value):
     """An error or warning about the roadmap, always with ids and lines."""
 
     kind: ProblemKind
     ids: tuple[str, ...]
     lines: tuple[int, ...]
     message: str
+
+    def __init__(
+        self, kind: ProblemKind, ids: tuple[str, ...], lines: tuple[int, ...], message: str
+    ) -> None:
+        super().__init__(kind=kind, ids=ids, lines=lines, message=message)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -80,24 +107,35 @@ def _prefixes(task_id: str) -> list[str]:
     return [".".join(parts[:k]) for k in range(1, len(parts))]
 
 
-@dataclass(frozen=True)
-class Roadmap:
+class Roadmap(Value):
     """Parsed tasks in document order plus everything wrong with them."""
 
     tasks: tuple[Task, ...]
-    errors: tuple[Problem, ...] = ()
-    warnings: tuple[Problem, ...] = ()
-    _by_id: dict[str, Task] = field(default_factory=dict, compare=False, repr=False)
-    _addenda: dict[str, list[Task]] = field(default_factory=dict, compare=False, repr=False)
-    _under: dict[str, list[Task]] = field(default_factory=dict, compare=False, repr=False)
-    _open: dict[str, list[Task]] = field(default_factory=dict, compare=False, repr=False)
+    errors: tuple[Problem, ...]
+    warnings: tuple[Problem, ...]
+    _by_id: dict[str, Task]
+    _addenda: dict[str, list[Task]]
+    _under: dict[str, list[Task]]
+    _open: dict[str, list[Task]]
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        tasks: tuple[Task, ...],
+        errors: tuple[Problem, ...] = (),
+        warnings: tuple[Problem, ...] = (),
+    ) -> None:
         # Indexed once: `under` and `dependency_met` run for every task on every
         # selection, so a scan per prefix would make a large roadmap quadratic.
-        by_id, addenda, under, open_under = self._by_id, self._addenda, self._under, self._open
+        by_id: dict[str, Task] = {}
+        addenda: dict[str, list[Task]] = {}
+        under: dict[str, list[Task]] = {}
+        open_under: dict[str, list[Task]] = {}
+        super().__init__(
+            tasks=tasks, errors=errors, warnings=warnings,
+            _by_id=by_id, _addenda=addenda, _under=under, _open=open_under,
+        )  # fmt: skip
         chains: dict[str, list[str]] = {}  # parent id -> the prefixes of its children
-        for t in self.tasks:
+        for t in tasks:
             tid = t.id
             if tid not in by_id:
                 by_id[tid] = t
@@ -139,6 +177,9 @@ class Roadmap:
     def addenda(self, task_id: str) -> list[Task]:
         return list(self._addenda.get(task_id, ()))
 
+    def has_addenda(self, task_id: str) -> bool:
+        return task_id in self._addenda
+
     def under(self, prefix: str) -> list[Task]:
         """Tasks whose id extends `prefix` (a step or phase id)."""
         return list(self._under.get(prefix, ()))
@@ -172,7 +213,10 @@ class Roadmap:
 
     def missing_local(self, task: Task) -> list[str]:
         """This roadmap's ids `task` still waits for, unknown ones included."""
-        return [d for d in task.requires if not self.dependency_met(d, requester=task.id)]
+        if not task.requires:
+            return []
+        met, tid = self.dependency_met, task.id
+        return [d for d in task.requires if not met(d, requester=tid)]
 
     def missing(self, task: Task) -> list[str]:
         """Everything `task` still waits for: local ids, then external references."""
@@ -203,10 +247,6 @@ def task_json(task: Task) -> dict[str, object]:
 def external_key(reference: str) -> str:
     """How `externalMet` entries match references: case and spacing do not matter."""
     return " ".join(reference.split()).casefold()
-
-
-_new_object = object.__new__
-_set_attribute = object.__setattr__
 
 
 def _finish(d: Draft, met: frozenset[str]) -> Task:
@@ -244,13 +284,7 @@ def _finish(d: Draft, met: frozenset[str]) -> Task:
                 target.setdefault(dep, clause.text)
             for ref in clause.external:
                 external.setdefault(ref, clause.text)
-    # Task's own __init__ (frozen) sets its twelve fields one `object.__setattr__`
-    # at a time, which is most of the cost of reading a large roadmap; filling the
-    # instance dictionary at once gives the same object, field for field.
-    task = _new_object(Task)
-    _set_attribute(
-        task,
-        "__dict__",
+    return Task.of(
         {
             "id": d.id,
             "title": title,
@@ -268,9 +302,8 @@ def _finish(d: Draft, met: frozenset[str]) -> Task:
             "sources": tuple({**requires, **selfs, **external}.items())
             if selfs or external
             else tuple(requires.items()),
-        },
+        }
     )
-    return task
 
 
 def parse_roadmap(text: str, *, external_met: Iterable[str] = ()) -> Roadmap:
@@ -284,8 +317,8 @@ def parse_roadmap(text: str, *, external_met: Iterable[str] = ()) -> Roadmap:
     tasks = [_finish(d, met) for d in scan(text)]
     roadmap = Roadmap(tasks=tuple(tasks))
     # Filled in after the checks that need the indexed roadmap, so it is indexed once.
-    object.__setattr__(roadmap, "errors", tuple(duplicates(tasks) + open_cycles(roadmap)))
-    object.__setattr__(roadmap, "warnings", tuple(dependency_warnings(roadmap)))
+    roadmap.__dict__["errors"] = tuple(duplicates(tasks) + open_cycles(roadmap))
+    roadmap.__dict__["warnings"] = tuple(dependency_warnings(roadmap))
     return roadmap
 
 

@@ -6,18 +6,19 @@ caller knows: ids taken by live attempts and ids held by surviving branches.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal
-
 from app.core.naming import addendum_branch, task_branch
 from app.core.roadmap import Roadmap, Task
+from app.core.values import Value
 
-CandidateKind = Literal["normal", "addendum"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Literal
+
+    CandidateKind = Literal["normal", "addendum"]
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(Value):
     """A unit of work that may be dispatched now."""
 
     id: str
@@ -25,6 +26,11 @@ class Candidate:
     branch: str
     subtasks: tuple[str, ...]
     line: int
+
+    def __init__(
+        self, id: str, kind: CandidateKind, branch: str, subtasks: tuple[str, ...], line: int
+    ) -> None:
+        super().__init__(id=id, kind=kind, branch=branch, subtasks=subtasks, line=line)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -35,14 +41,18 @@ class Candidate:
         }
 
 
-@dataclass(frozen=True)
-class Blocked:
+class Blocked(Value):
     """An open task and what it still waits for: this roadmap's ids, other projects' work."""
 
     id: str
     missing: tuple[str, ...]
     line: int
-    external: tuple[str, ...] = ()
+    external: tuple[str, ...]
+
+    def __init__(
+        self, id: str, missing: tuple[str, ...], line: int, external: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(id=id, missing=missing, line=line, external=external)
 
     @property
     def waiting_for(self) -> tuple[str, ...]:
@@ -52,10 +62,14 @@ class Blocked:
         return {"id": self.id, "missing": list(self.missing), "external": list(self.external)}
 
 
-@dataclass(frozen=True)
-class Frontier:
+class Frontier(Value):
+    """What may start now and what waits, both in document order."""
+
     ready: tuple[Candidate, ...]
     blocked: tuple[Blocked, ...]
+
+    def __init__(self, ready: tuple[Candidate, ...], blocked: tuple[Blocked, ...]) -> None:
+        super().__init__(ready=ready, blocked=blocked)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -71,17 +85,30 @@ def frontier(roadmap: Roadmap, *, taken: Iterable[str] = (), held: Iterable[str]
     busy = set(taken) | set(held)
     ready: list[Candidate] = []
     blocked: list[Blocked] = []
+    missing_local = roadmap.missing_local
     for task in roadmap.tasks:
-        if task.is_addendum:
+        if task.addendum_of is not None:
             continue
         if task.done:
-            _addendum_pass(roadmap, task, busy, ready, blocked)
+            if roadmap.has_addenda(task.id):
+                _addendum_pass(roadmap, task, busy, ready, blocked)
             continue
-        missing, external = roadmap.missing_local(task), task.external_unmet
+        missing, external = missing_local(task), task.external_unmet
         if missing or external:
-            blocked.append(Blocked(task.id, tuple(missing), task.line, external))
+            # `of`: a record from its fields at once, thousands of times per read
+            blocked.append(
+                Blocked.of(
+                    {"id": task.id, "missing": tuple(missing), "line": task.line,
+                     "external": external}
+                )
+            )  # fmt: skip
         elif task.id not in busy:
-            ready.append(Candidate(task.id, "normal", task_branch(task.id), (), task.line))
+            ready.append(
+                Candidate.of(
+                    {"id": task.id, "kind": "normal", "branch": task_branch(task.id),
+                     "subtasks": (), "line": task.line}
+                )
+            )  # fmt: skip
     ready.sort(key=lambda c: c.line)
     blocked.sort(key=lambda b: b.line)
     return Frontier(ready=tuple(ready), blocked=tuple(blocked))

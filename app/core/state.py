@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from app.core import events as ev
@@ -165,7 +165,7 @@ class RunState:
         if not done:
             return self.roadmap
         return Roadmap(
-            tasks=tuple(replace(t, done=True) if t.id in done else t for t in self.roadmap.tasks),
+            tasks=tuple(t.replace(done=True) if t.id in done else t for t in self.roadmap.tasks),
             errors=self.roadmap.errors,
             warnings=self.roadmap.warnings,
         )
