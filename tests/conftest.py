@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -41,6 +41,16 @@ def run_odw() -> RunOdw:
         )
 
     return run
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _roadmap_cache_in_a_session_directory(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[None]:
+    """`odw roadmap` / `odw next` keep parses under `ODW_CACHE_DIR`: here, never the home."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ODW_CACHE_DIR", str(tmp_path_factory.mktemp("odw-cache")))
+        yield
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from pathlib import Path
 from app.cli.commands import command_help
 from app.cli.errors import UserError
 from app.cli.output import print_json, table
-from app.core.roadmap import Problem, Roadmap, parse_roadmap
+from app.cli.roadmap_cache import read_roadmap
+from app.core.roadmap import Problem, Roadmap
 from app.core.selection import Blocked, frontier
 
 DEFAULT_ROADMAP = "docs/roadmap.md"
@@ -21,7 +22,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("roadmap", help=command_help("roadmap"))
     p.add_argument("path", nargs="?", default=DEFAULT_ROADMAP, metavar="PATH")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=run_roadmap)
+    # Run as the program, it ends without finalizing the interpreter (`main.exit_at_once`):
+    # freeing a large roadmap object by object costs more than a cached read.
+    p.set_defaults(func=run_roadmap, exit_at_once=True)
 
     n = sub.add_parser("next", help=command_help("next"))
     n.add_argument("path", nargs="?", default=DEFAULT_ROADMAP, metavar="PATH")
@@ -40,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="id held by a surviving branch (repeatable)",
     )
     n.add_argument("--json", action="store_true", help="print JSON")
-    n.set_defaults(func=run_next)
+    n.set_defaults(func=run_next, exit_at_once=True)
 
 
 @contextlib.contextmanager
@@ -68,7 +71,7 @@ def load_roadmap(path: str) -> Roadmap:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(f"cannot read roadmap {path}: not UTF-8 text ({exc.reason})") from None
-    return parse_roadmap(text.removeprefix("\ufeff"))
+    return read_roadmap(path, text.removeprefix("\ufeff"))
 
 
 def _problems(roadmap: Roadmap) -> list[str]:

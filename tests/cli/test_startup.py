@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,7 @@ CASES = [
             "app.cli.errors",
             "app.cli.output",
             "app.cli.roadmap_cmd",
+            "app.cli.roadmap_cache",
         },
     ),
 ]
@@ -127,3 +129,43 @@ def test_a_whole_landing_imports_none_of_the_heavy_modules(tmp_path: Path) -> No
     # every later one, the second here, is what each landing costs.
     assert out[1:] == [], f"imported by a landing: {out[1:]}"
     assert "- [x] 1.1.2. " in origin.roadmap()
+
+
+READ_PROBE = """
+import sys
+from app.cli.main import main
+code = main(sys.argv[1:])
+print()
+print(code, ",".join(sorted(m for m in sys.modules if m.split(".")[0] in {heavy!r})))
+"""
+# What reading a roadmap needs no part of: its records are `app.core.values.Value`s.
+READ_HEAVY = ("pydantic", "dataclasses", "inspect", "typing", "logging", "hashlib", "shutil")
+
+
+@pytest.mark.parametrize("command", [["next"], ["next", "--json"], ["roadmap"]], ids=" ".join)
+def test_reading_a_roadmap_imports_none_of_the_heavy_modules(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """Scripts and people ask `odw next` again after every landing; a read is its start-up."""
+    roadmap = tmp_path / "roadmap.md"
+    roadmap.write_text(
+        "- [x] 1.1. Done.\n- [ ] 1.2. Open. Requires 1.1 and Podbot Step 4.5.\n"
+        "- [ ] 1.3. Waits. Requires 1.2 and 9.9.\n"
+    )
+    env = {**os.environ, "ODW_CACHE_DIR": str(tmp_path / "cache")}
+    for read in ("first read", "cached read"):
+        out = (
+            subprocess.run(
+                [sys.executable, "-c", READ_PROBE.format(heavy=READ_HEAVY), *command, str(roadmap)],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=Path(__file__).resolve().parents[2],
+                env=env,
+            )
+            .stdout.splitlines()[-1]
+            .split()
+        )
+        assert out[0] == "0", out
+        assert out[1:] == [], f"imported by odw {' '.join(command)} ({read}): {out[1:]}"
+    assert list((tmp_path / "cache" / "roadmaps").iterdir()), "the second read was cached"
