@@ -18,7 +18,6 @@ Set ODW_BENCH_TASKS to change it.
 
 from __future__ import annotations
 
-import compileall
 import os
 import statistics
 import tempfile
@@ -26,11 +25,10 @@ import threading
 import time
 from pathlib import Path
 
-import app
 from app.core.roadmap_edit import tick
 from app.gitops.integrate import integrate
 from app.gitops.lock import InProcessMergeLock
-from bench.support import Timing, medians, run_timed
+from bench.support import Timing, compile_like_an_install, medians, run_timed
 from tests.conftest import odw_executable
 from tests.gitops.origins import GIT_ENV, Origin, git
 
@@ -168,7 +166,7 @@ git push -q origin HEAD:main
 def _whole_process(root: Path, n: int) -> tuple[Timing, Timing]:
     """Medians per landing: `odw integrate` processes vs a shell script."""
     env = {**os.environ, **GIT_ENV}
-    compileall.compile_dir(Path(app.__file__).parent, quiet=1)  # what installing odw does
+    compile_like_an_install()
     odw_origin = _prepare(root / "odw", n)
     _, work = _prepare_with_clone(root / "bare", n)
     script = root / "land.sh"

@@ -5,6 +5,7 @@ Not a benchmark itself (`python -m bench` runs only `bench_*.py` modules).
 
 from __future__ import annotations
 
+import compileall
 import resource
 import statistics
 import subprocess
@@ -12,6 +13,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import app
 
 
 def generated_roadmap(tasks: int) -> str:
@@ -82,3 +85,12 @@ def medians(samples: Sequence[tuple[float, float]]) -> Timing:
 def time_process(argv: Sequence[str], *, runs: int = 7) -> Timing:
     """Run `argv` `runs` times (its exit status does not matter here); the medians."""
     return medians([run_timed(argv)[1:] for _ in range(runs)])
+
+
+def compile_like_an_install() -> None:
+    """Byte-compile the `app` package, as installing odw does.
+
+    Under `PYTHONDONTWRITEBYTECODE` (this machine sets it) an editable install
+    would otherwise compile every module it imports from source in every process.
+    """
+    compileall.compile_dir(Path(app.__file__).parent, quiet=1)
