@@ -161,7 +161,8 @@ def clauses_of(texts: Iterable[str]) -> list[Clause]:
         simple = _ONE_CLAUSE.fullmatch(text)
         if simple is not None:
             dep = simple.group(1)
-            out.append(Clause("Requires " + dep, (dep,), ()))
+            # `of`: one step, for the clause nearly every task of a large roadmap has
+            out.append(Clause.of({"text": "Requires " + dep, "local": (dep,), "external": ()}))
         else:
             out.extend(parse_clause(body) for body in clauses(text))
     return out

@@ -253,7 +253,7 @@ def _finish(d: Draft, met: frozenset[str]) -> Task:
     title = joined(d.title_parts)
     success: str | None = None
     context: list[str] = []
-    requirement_texts = [title]
+    requirement_texts = [title] if "Requires" in title else []
     for parts in d.bullets:
         text = joined(parts)
         # Collapsed text: a success bullet has "Success" at 0 or after "[x] ".
@@ -276,7 +276,7 @@ def _finish(d: Draft, met: frozenset[str]) -> Task:
     requires: dict[str, str] = {}
     selfs: dict[str, str] = {}
     external: dict[str, str] = {}
-    if len(requirement_texts) > 1 or "Requires" in title:
+    if requirement_texts:
         for clause in clauses_of(requirement_texts):
             for dep in clause.local:
                 # A phase or step that contains the task can never be met before it.
@@ -419,11 +419,37 @@ def _edges(roadmap: Roadmap) -> dict[str, dict[str, str]]:
     return graph
 
 
+def _all_point_up(roadmap: Roadmap) -> bool:
+    """Whether every edge `_edges` would make points to an earlier task, found without
+    making them: a step or phase needs only its last open task looked at, where
+    `_edges` makes an edge to each (`Requires phase 3` is one edge per open task)."""
+    by_id = roadmap.by_id
+    if len(by_id) != len(roadmap.tasks):
+        return False  # duplicate ids: `_edges` decides
+    order = {t.id: i for i, t in enumerate(roadmap.tasks)}
+    addenda, open_under = roadmap._addenda, roadmap._open
+    for here, t in enumerate(roadmap.tasks):
+        if t.done:
+            continue
+        for dep in t.requires:
+            task = by_id.get(dep)
+            if task is not None:
+                targets = [task, *(a for a in addenda.get(dep, ()) if a.id != t.id)]
+            else:
+                members = [m for m in open_under.get(dep, ())[-2:] if m.id != t.id]
+                targets = members[-1:]  # the last open one in the document
+            if any(not o.done and order[o.id] >= here for o in targets):
+                return False
+    return True
+
+
 def open_cycles(roadmap: Roadmap) -> list[Problem]:
-    edges = _edges(roadmap)
-    order = {t.id: i for i, t in reversed(list(enumerate(roadmap.tasks)))}
     # A cycle needs an edge that does not point up the document; a roadmap whose
     # tasks wait only for earlier ones has none, and nothing to search.
+    if _all_point_up(roadmap):
+        return []
+    edges = _edges(roadmap)
+    order = {t.id: i for i, t in reversed(list(enumerate(roadmap.tasks)))}
     if all(order[b] < order[a] for a, targets in edges.items() for b in targets):
         return []
     graph = {k: list(v) for k, v in edges.items()}

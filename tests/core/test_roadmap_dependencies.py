@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
-from app.core.roadmap import parse_roadmap
+from app.core.roadmap import _all_point_up, _edges, parse_roadmap
 from app.core.selection import frontier
 
 
@@ -155,3 +157,33 @@ def test_corbusier_task_2_3_3_is_ready_and_podbot_never_resolves_locally(corpus:
     assert seam.requires == ("2.5.1",)
     assert seam.external == ("Podbot Step 4.5", "Podbot Step 4.6")
     assert seam.external_unmet == seam.external
+
+
+_DEPENDENCY_IDS = ["phase 1", "1.1", "1.2", "phase 2", "2.1", "1.1.1", "1.1.2", "1.2.1", "2.1.1"]
+_TASK_LINES = st.builds(
+    "{}- [{}] {}. Task. Requires {}.".format,
+    st.sampled_from(["", "  "]),
+    st.sampled_from([" ", "x"]),
+    st.sampled_from(["1.1.1", "1.1.2", "1.2.1", "2.1.1", "2.1.2", "1.1.1.1", "2.1.1.1"]),
+    st.lists(st.sampled_from(_DEPENDENCY_IDS), min_size=1, max_size=3).map(" and ".join),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_TASK_LINES, max_size=10))
+@example(  # a step whose open tasks come before and after the task waiting for it
+    ["- [ ] 1.1.1. A.", "- [ ] 2.1.1. B. Requires 1.1.", "- [ ] 1.1.2. C."]
+)
+def test_the_cycle_search_is_skipped_exactly_when_every_edge_points_up(lines: list[str]) -> None:
+    """`_all_point_up` answers without making the edges; it must agree with them."""
+    roadmap = parse_roadmap("\n".join(lines) + "\n")
+    order = {t.id: i for i, t in reversed(list(enumerate(roadmap.tasks)))}
+    edges = _edges(roadmap)
+    upward = all(order[b] < order[a] for a, targets in edges.items() for b in targets)
+    if len(roadmap.by_id) == len(roadmap.tasks):
+        assert _all_point_up(roadmap) == upward
+    else:
+        assert not _all_point_up(roadmap)  # duplicates: the edges decide
+    if not upward:
+        return
+    assert not [p for p in roadmap.errors if p.kind == "cycle"]
