@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from itertools import accumulate, compress, count, repeat
-from operator import add, itemgetter, lt, ne
+from operator import add, lt, ne
 
 # The box and id of a task line: `TASK_LINE` and `_TASK_BODY` read the one grammar.
 _BOX = r"\[(?P<mark>[ xX])\][ \t]+(?P<id>\d+(?:\.\d+)+)\.?(?=[ \t]|$)"
@@ -49,7 +49,7 @@ class Draft:
         done: bool,
         line: int,
         title_parts: list[str],
-        bullets: list[list[str]],
+        bullets: list[str],
     ) -> None:
         self.indent = indent
         self.id = tid
@@ -61,9 +61,9 @@ class Draft:
         self.parent: Draft | None = None
 
 
-def joined(parts: list[str]) -> str:
-    """The lines of a title or bullet as one line, runs of white space folded."""
-    return " ".join((parts[0] if len(parts) == 1 else " ".join(parts)).split())
+def joined(parts: str | list[str]) -> str:
+    """A title's parts or a bullet's lines as one line, runs of white space folded."""
+    return " ".join((parts if isinstance(parts, str) else " ".join(parts)).split())
 
 
 def headline(title: str) -> str:
@@ -88,6 +88,7 @@ _TASK_BODY = re.compile(
     re.MULTILINE,
 )
 _BULLET_START = re.compile(r"\n[ \t]*[-*+][ \t]")
+_HEADINGS = re.compile(HEADING.pattern, re.MULTILINE)
 
 
 class _Reader:
@@ -112,10 +113,10 @@ class _Reader:
         stack.append(d)
         indents.append(d.indent)
 
-    def lines(self, lines: list[str], number: int) -> None:
-        """Read `lines`, the first being line `number`, one by one: the rules themselves."""
+    def lines(self, lines: list[str], first_number: int) -> None:
+        """Read `lines`, the first being line `first_number`, one by one: the rules themselves."""
         stack, indents = self.stack, self.indents
-        for number, line in enumerate(lines, number):  # noqa: B020 - numbering goes on
+        for number, line in enumerate(lines, first_number):
             if not line or line.isspace():
                 for d in stack:
                     d.title_open = False
@@ -143,7 +144,7 @@ class _Reader:
                 if stack:
                     owner = stack[-1]
                     owner.title_open = False
-                    owner.bullets.append([item])
+                    owner.bullets.append(item)
                 continue
             if not stack:
                 continue
@@ -151,26 +152,26 @@ class _Reader:
             if owner.title_open:
                 owner.title_parts.append(line.strip())
             elif owner.bullets:
-                owner.bullets[-1].append(line.strip())
+                owner.bullets[-1] += "\n" + line.strip()
             else:
-                owner.bullets.append([line.strip()])
+                owner.bullets.append(line.strip())
 
 
 def _normalized(text: str) -> str:
     """Only CR, LF and CRLF break lines; after this only LF does."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def scan(text: str) -> list[Draft]:
     """Read tasks; an indented line belongs to the nearest task above it.
 
-    Both readers apply the same rules; a short text is read faster line by line,
-    where building the tasks column by column costs more than it saves.
+    Both readers apply the same rules; a text of a task or two is read faster
+    line by line, where building the tasks column by column costs more than it saves.
     """
     return scan_lines(text) if len(text) < _SHORT else scan_tasks(text)
 
 
-_SHORT = 2000  # characters, about 60 lines
+_SHORT = 160  # characters: about three tasks with a bullet each
 
 
 def scan_lines(text: str) -> list[Draft]:
@@ -201,7 +202,8 @@ def scan_tasks(text: str) -> list[Draft]:
     )
     # Task k is on line numbers[k]. Before the first task none is open: nothing to read.
     numbers = list(accumulate(steps, initial=first.count("\n") + 1))
-    items = list(map(_BULLET_START.split, rests))  # [text before any bullet, *bullets]
+    bullets = list(map(_BULLET_START.split, rests))
+    heads = list(map(list.pop, bullets, repeat(0)))  # what comes before the first bullet
     drafts = list(
         map(
             Draft,
@@ -210,13 +212,13 @@ def scan_tasks(text: str) -> list[Draft]:
             map(ne, pieces[1::7], repeat(" ")),
             numbers,
             map(list, zip(pieces[3::7], mores, strict=True)),
-            [[[item] for item in split[1:]] for split in items],
+            bullets,
         )
     )
-    if "".join(map(itemgetter(0), items)).strip():  # lines after a blank line, before bullets
-        for d, (head, *_) in zip(drafts, items, strict=True):
+    if "".join(heads).strip():  # text after a blank line, before any bullet, is a bullet too
+        for d, head in zip(drafts, heads, strict=True):
             if head and not head.isspace():
-                d.bullets.insert(0, [head])
+                d.bullets.insert(0, head)
     reader = _Reader(drafts)
     if len(set(prefixes)) > 1:  # tasks at several indents: each finds its parent
         for k, d in enumerate(drafts):
@@ -233,10 +235,18 @@ def scan_tasks(text: str) -> list[Draft]:
 
 
 def _read_between(reader: _Reader, d: Draft, rest: str, between: str, following: int) -> None:
-    """By the rules, the lines after task `d`'s own, up to the task on line `following`."""
+    """By the rules, the lines after task `d`'s own, up to the task on line `following`.
+
+    No task line is among them, so once a heading closes every task the lines
+    after it change nothing, and are not read.
+    """
     d.title_open = not rest  # `rest` starts at a blank or bullet line: the title has ended
-    lines = between.split("\n")[1:-1]
-    reader.lines(lines, following - len(lines))
+    heading = _HEADINGS.search(between)
+    lines = between[: heading.start() if heading else len(between)].split("\n")[1:-1]
+    reader.lines(lines, following - between.count("\n") + 1)
+    if heading:
+        reader.stack.clear()
+        reader.indents.clear()
 
 
 def task_headline(text: str, task_id: str) -> str | None:
