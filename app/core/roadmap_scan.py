@@ -76,17 +76,17 @@ def headline(title: str) -> str:
     return " ".join(kept) or title
 
 
-# A task line and the lines after it that are surely its own: blank lines (spaces and
-# tabs only) and lines indented past the task whose first character, after any bullet,
-# shows they are no blank, heading or task line (`_START`). `more` continues the title;
-# `rest` starts at the first blank or bullet line. Any other line ends the match.
+# A task line and the lines after it that are surely its own (`body`): blank lines
+# (spaces and tabs only), and lines indented past the task whose first character,
+# after any bullet, shows they are no blank, heading or task line (`_START`).
+# Any other line ends the match, and the rules read it.
 _START = rf"(?:[^\s#*+\-\[]|(?!{re.sub(r'[?]P<[a-z]+>', '?:', _BOX)})\[)"
 _DEEPER = r"(?P=indent)[ \t]++"
 _TASK_BODY = re.compile(
-    rf"^{_TASK}(?P<more>(?:\n{_DEEPER}[*+-]?+{_START}.*+)*+)"
-    rf"(?P<rest>(?:\n(?:{_DEEPER}(?:[*+-][ \t]*+)?{_START}.*+|[ \t]*+$))*+)",
+    rf"^{_TASK}(?P<body>(?:\n(?:{_DEEPER}(?:[*+-][ \t]*+)?{_START}.*+|[ \t]*+$))*+)",
     re.MULTILINE,
 )
+_BLANK_LINE = re.compile(r"\n[ \t]*+(?=\n|\Z)")
 _BULLET_START = re.compile(r"\n[ \t]*[-*+][ \t]")
 _HEADINGS = re.compile(HEADING.pattern, re.MULTILINE)
 
@@ -193,57 +193,57 @@ def scan_tasks(text: str) -> list[Draft]:
     # A line break more makes every piece between two tasks, or after the last,
     # start and end at one; the blank line it adds closes titles, which is no change.
     first, *pieces = _TASK_BODY.split(_normalized(text) + "\n")
-    prefixes, mores, rests, betweens = pieces[0::7], pieces[4::7], pieces[5::7], pieces[6::7]
+    prefixes, bodies, betweens = pieces[0::6], pieces[4::6], pieces[5::6]
     newline = repeat("\n")
-    steps = map(
-        add,
-        map(add, map(str.count, mores, newline), map(str.count, rests, newline)),
-        map(str.count, betweens, newline),
-    )
+    steps = map(add, map(str.count, bodies, newline), map(str.count, betweens, newline))
     # Task k is on line numbers[k]. Before the first task none is open: nothing to read.
     numbers = list(accumulate(steps, initial=first.count("\n") + 1))
-    bullets = list(map(_BULLET_START.split, rests))
-    heads = list(map(list.pop, bullets, repeat(0)))  # what comes before the first bullet
+    bullets = list(map(_BULLET_START.split, bodies))
+    heads = list(map(list.pop, bullets, repeat(0)))  # the lines before the first bullet
     drafts = list(
         map(
             Draft,
             map(len if "\t" not in "".join(prefixes) else indent_width, prefixes),
-            pieces[2::7],
-            map(ne, pieces[1::7], repeat(" ")),
+            pieces[2::6],
+            map(ne, pieces[1::6], repeat(" ")),
             numbers,
-            map(list, zip(pieces[3::7], mores, strict=True)),
+            map(list, zip(pieces[3::6], heads, strict=True)),
             bullets,
         )
     )
-    if "".join(heads).strip():  # text after a blank line, before any bullet, is a bullet too
-        for d, head in zip(drafts, heads, strict=True):
-            if head and not head.isspace():
-                d.bullets.insert(0, head)
+    # A blank line ends a title: the text after it, before any bullet, is a bullet.
+    for k in compress(count(), map(_BLANK_LINE.search, heads)):
+        d, (title, loose) = drafts[k], _BLANK_LINE.split(heads[k], 1)
+        d.title_parts[1] = title
+        if loose and not loose.isspace():
+            d.bullets.insert(0, loose)
     reader = _Reader(drafts)
     if len(set(prefixes)) > 1:  # tasks at several indents: each finds its parent
         for k, d in enumerate(drafts):
             reader.push(d)
             if len(betweens[k]) > 1:
-                _read_between(reader, d, rests[k], betweens[k], numbers[k + 1])
+                _read_between(reader, d, bodies[k], betweens[k], numbers[k + 1])
     else:  # every task line closes the one before it, and none has a parent
         for k in compress(count(), map(lt, repeat(1), map(len, betweens))):
             d = drafts[k]
             reader.stack[:] = [d]
             reader.indents[:] = [d.indent]
-            _read_between(reader, d, rests[k], betweens[k], numbers[k + 1])
+            _read_between(reader, d, bodies[k], betweens[k], numbers[k + 1])
     return drafts
 
 
-def _read_between(reader: _Reader, d: Draft, rest: str, between: str, following: int) -> None:
+def _read_between(reader: _Reader, d: Draft, body: str, between: str, following: int) -> None:
     """By the rules, the lines after task `d`'s own, up to the task on line `following`.
 
     No task line is among them, so once a heading closes every task the lines
     after it change nothing, and are not read.
     """
-    d.title_open = not rest  # `rest` starts at a blank or bullet line: the title has ended
     heading = _HEADINGS.search(between)
-    lines = between[: heading.start() if heading else len(between)].split("\n")[1:-1]
-    reader.lines(lines, following - between.count("\n") + 1)
+    end = heading.start() if heading else len(between)
+    if end > 1:  # lines before any heading
+        d.title_open = not d.bullets and not _BLANK_LINE.search(body)
+        lines = between[:end].split("\n")[1:-1]
+        reader.lines(lines, following - between.count("\n") + 1)
     if heading:
         reader.stack.clear()
         reader.indents.clear()
