@@ -212,7 +212,9 @@ def scan_tasks(text: str) -> list[Draft]:
         )
     )
     # A blank line ends a title: the text after it, before any bullet, is a bullet.
-    for k in compress(count(), map(_BLANK_LINE.search, heads)):
+    # Each head starts with a line break, so joined they keep their lines apart.
+    blanks = map(_BLANK_LINE.search, heads) if _BLANK_LINE.search("".join(heads)) else ()
+    for k in compress(count(), blanks):
         d, (title, loose) = drafts[k], _BLANK_LINE.split(heads[k], 1)
         d.title_parts[1] = title
         if loose and not loose.isspace():
