@@ -50,7 +50,7 @@ IDS = st.lists(st.integers(1, 3).map(str), min_size=2, max_size=4).map(".".join)
 
 @st.composite
 def task_line(draw: st.DrawFn) -> str:
-    title = draw(st.one_of(st.just(""), WORDS.map(lambda w: draw(GAPS) + w)))
+    title = draw(st.one_of(st.just(""), st.builds(lambda g, w: g + w, GAPS, WORDS)))
     return (
         f"{draw(INDENTS)}{draw(MARKERS)}{draw(GAPS)}[{draw(st.sampled_from(' xX'))}]"
         f"{draw(GAPS)}{draw(IDS)}{draw(st.sampled_from(['', '.']))}{title}"
