@@ -215,8 +215,15 @@ class Roadmap(Value):
         """This roadmap's ids `task` still waits for, unknown ones included."""
         if not task.requires:
             return []
-        met, tid = self.dependency_met, task.id
-        return [d for d in task.requires if not met(d, requester=tid)]
+        by_id, addenda, missing = self._by_id, self._addenda, []
+        for dep in task.requires:
+            found = by_id.get(dep)
+            if found is not None and dep not in addenda:  # a task with no addenda:
+                if not found.done:  # met once ticked (the common case, asked first)
+                    missing.append(dep)
+            elif not self.dependency_met(dep, requester=task.id):
+                missing.append(dep)
+        return missing
 
     def missing(self, task: Task) -> list[str]:
         """Everything `task` still waits for: local ids, then external references."""

@@ -187,3 +187,13 @@ def test_the_cycle_search_is_skipped_exactly_when_every_edge_points_up(lines: li
     if not upward:
         return
     assert not [p for p in roadmap.errors if p.kind == "cycle"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TASK_LINES, max_size=10))
+def test_what_a_task_waits_for_is_every_dependency_not_met(lines: list[str]) -> None:
+    """`missing_local` answers most dependencies itself; `dependency_met` is the rule."""
+    roadmap = parse_roadmap("\n".join(lines) + "\n")
+    for t in roadmap.tasks:
+        expected = [d for d in t.requires if not roadmap.dependency_met(d, requester=t.id)]
+        assert roadmap.missing_local(t) == expected
