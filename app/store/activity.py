@@ -23,6 +23,9 @@ class RecordedEvent:
     data: dict[str, Any]
 
 
+_RECORD = github_events.insert()
+
+
 class Activity(Part):
     def record(
         self,
@@ -37,16 +40,17 @@ class Activity(Part):
         tx: Connection,
     ) -> None:
         tx.execute(
-            github_events.insert().values(
-                delivery_id=delivery_id,
-                event=event,
-                action=action,
-                installation_id=installation_id,
-                repository=repository,
-                subject=subject,
-                data=dumps(data),
-                recorded_at=self.clock(),
-            )
+            _RECORD,  # built once: building an INSERT per event cost more than running it
+            {
+                "delivery_id": delivery_id,
+                "event": event,
+                "action": action,
+                "installation_id": installation_id,
+                "repository": repository,
+                "subject": subject,
+                "data": dumps(data),
+                "recorded_at": self.clock(),
+            },
         )
 
     def list(

@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import Connection, and_, case, func, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, case, func, or_, select, update
 
 from app.store.base import Part
 from app.store.engine import REPEATABLE
@@ -134,20 +134,25 @@ class Inbox(Part):
         """Take up to `limit` due deliveries: new or retrying ones whose time has
         come, and ones whose holder's lease expired (a dead worker's)."""
         now = self.clock()
-        due = or_(
-            and_(deliveries.c.status == "received", deliveries.c.next_attempt_at <= now),
-            and_(deliveries.c.status == "processing", deliveries.c.lease_expires_at < now),
-        )
-        q = (
-            select(deliveries.c.id)
-            .where(due)
-            .order_by(deliveries.c.next_attempt_at, deliveries.c.received_at)
+        waiting = and_(deliveries.c.status == "received", deliveries.c.next_attempt_at <= now)
+        abandoned = and_(deliveries.c.status == "processing", deliveries.c.lease_expires_at < now)
+        due = or_(waiting, abandoned)
+        # Two queries, not one with `OR`: the index on (status, next_attempt_at)
+        # gives the waiting ones in order, so taking the first few reads a few
+        # rows; under `OR` every due row was sorted first, and a burst's backlog
+        # made each claim cost its size.
+        queries = [
+            select(deliveries.c.id, deliveries.c.next_attempt_at)
+            .where(condition)
+            .order_by(deliveries.c.next_attempt_at)
             .limit(limit)
-        )
+            for condition in (waiting, abandoned)
+        ]
         if self.is_postgres:
-            q = q.with_for_update(skip_locked=True)
+            queries = [q.with_for_update(skip_locked=True) for q in queries]
         with self._repeatable() as conn:
-            ids = [i for (i,) in conn.execute(q)]
+            found = [row for q in queries for row in conn.execute(q)]
+            ids = [i for i, _ in sorted(found, key=lambda row: row[1])[:limit]]
             if not ids:
                 return []
             conn.execute(
@@ -260,19 +265,32 @@ class Inbox(Part):
         error: str | None,
     ) -> None:
         n = conn.execute(
-            update(deliveries)
-            .where(_held(delivery_id, owner))
-            .values(
-                status=status,
-                error=error,
-                finished_at=self.clock(),
-                processed_by=owner,
-                lease_owner=None,
-                lease_expires_at=None,
-            )
-        ).rowcount
+            _FINISH,
+            {"b_id": delivery_id, "b_owner": owner, "b_status": status, "b_error": error,
+             "b_at": self.clock()},
+        ).rowcount  # fmt: skip
         if n != 1:
             raise LeaseLost(delivery_id)
+
+
+# Built once: the worker finishes every delivery with it, and building an
+# UPDATE (its values coerced, its cache key made) cost more than running it.
+_FINISH = (
+    update(deliveries)
+    .where(
+        deliveries.c.id == bindparam("b_id"),
+        deliveries.c.status == "processing",
+        deliveries.c.lease_owner == bindparam("b_owner"),
+    )
+    .values(
+        status=bindparam("b_status"),
+        error=bindparam("b_error"),
+        finished_at=bindparam("b_at"),
+        processed_by=bindparam("b_owner"),
+        lease_owner=None,
+        lease_expires_at=None,
+    )
+)
 
 
 def _held(delivery_id: str, owner: str):  # type: ignore[no-untyped-def]

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
+from sqlalchemy import event
 
 from app.store import LeaseLost, Store
+from app.store.inbox import NewDelivery
 from app.store.schema import github_events
 from tests.store.conftest import FakeClock
 
@@ -92,3 +95,46 @@ def test_counts_and_latency(store: Store, clock: FakeClock) -> None:
     cumulative, count, total = store.inbox.latency_histogram((0.1, 0.5))
     assert (cumulative, count) == ([0, 1], 1)
     assert total == pytest.approx(0.2)
+
+
+def test_a_claim_takes_the_longest_due_first_across_new_retried_and_abandoned(
+    store: Store, clock: FakeClock
+) -> None:
+    for i in range(5):
+        store.inbox.record(f"d{i}", "push", None, None, b"{}")
+        clock.advance(1)
+    store.inbox.claim("dead", lease_seconds=10, limit=1)  # d0, whose worker dies
+    (d1,) = store.inbox.claim("w1", lease_seconds=100, limit=1)
+    store.inbox.retry_later(d1.id, "w1", "TransientError: boom", at=clock() + 20)
+    clock.advance(11)  # d0's lease has expired; d1 is not due yet
+    assert [d.id for d in store.inbox.claim("w2", lease_seconds=10, limit=2)] == ["d0", "d2"]
+    clock.advance(10)  # now d1 is due again, behind d3 and d4, which were due before it
+    assert [d.id for d in store.inbox.claim("w3", lease_seconds=10, limit=5)] == [
+        "d3",
+        "d4",
+        "d1",
+    ]
+
+
+def test_a_claim_reads_a_few_rows_whatever_the_backlog(tmp_path: Path) -> None:
+    """A burst leaves thousands waiting; taking the first few must not sort them all
+    (every claim did, and its cost grew with the backlog)."""
+    # SQLite's plan is fixed by its indexes; PostgreSQL plans by its statistics.
+    store = Store.open(f"sqlite:///{tmp_path}/odw.sqlite3", clock=FakeClock())
+    store.inbox.record_many([NewDelivery(f"d{i}", "push", None, None, b"{}") for i in range(300)])
+    plans: list[str] = []
+
+    def explain(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("SELECT"):
+            rows = cursor.connection.execute("EXPLAIN QUERY PLAN " + statement, parameters)
+            plans.append(" | ".join(str(r[-1]) for r in rows))
+
+    event.listen(store.engine, "before_cursor_execute", explain)
+    try:
+        claimed = store.inbox.claim("w1", lease_seconds=10, limit=8)
+    finally:
+        event.remove(store.engine, "before_cursor_execute", explain)
+        store.close()
+    assert [d.id for d in claimed] == [f"d{i}" for i in range(8)]
+    assert plans, "the claim ran no query"
+    assert not [p for p in plans if "TEMP B-TREE" in p], plans
