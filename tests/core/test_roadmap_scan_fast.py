@@ -117,7 +117,7 @@ def test_every_corpus_roadmap_reads_the_same(corpus: Path) -> None:
         assert seen(scan(text)) == expected, path.name
 
 
-@pytest.mark.parametrize("size", [0, 1, 100, 159, 160, 161, 2000])
+@pytest.mark.parametrize("size", [0, 1, 100, 159, 160, 161, 2000], ids=lambda n: f"{n} chars")
 def test_short_and_long_texts_read_the_same(size: int) -> None:
     """`scan` switches readers by length; either side of the switch gives the same."""
     unit = "- [ ] 1.1. A\n  b\n  - c\n"
