@@ -9,7 +9,8 @@ repeats all of it from a fresh fetch, up to `max_attempts` pushes; anything
 else stops with the reason. The push is the only write to the base, so a crash
 at any point leaves the base without the task or with exactly one commit for
 it. Once landed, the task branch is deleted on origin (leased on the head that
-was landed) unless the caller keeps it.
+was landed) unless the caller keeps it. The loop (`_Integration.land`) is the
+pull-request method's too; only the attempt (here: squash and push) differs.
 """
 
 from __future__ import annotations
@@ -60,6 +61,12 @@ class _Steps:
         self.marked = False
         self.squashed = False
         self.sha: str | None = None
+
+
+class _Again(Exception):
+    """The base or the branch moved: fetch, rebase and try again. As an attempt
+    raises it, it says (after "<base> kept moving: ") what to report when no
+    tries are left."""
 
 
 class _Stop(Exception):
@@ -247,16 +254,25 @@ class _Integration:
         self.push_options = tuple(landing.push_options)
         self.delete_branch = landing.delete_branch
         self.fetched_head: str | None = None  # the task branch on origin when last fetched
+        self.attempts = 0  # tries at the base (pushes, merges) of this landing
 
     @property
     def origin_base(self) -> str:
         return f"refs/remotes/origin/{self.base}"
 
     def run(self) -> IntegrationReport:
+        return self.land(self._push)
+
+    def land(self, attempt: Callable[[Path, _Steps], IntegrationReport]) -> IntegrationReport:
+        """The fetch-rebase-retry loop of either landing method.
+
+        `attempt` lands the rebased, ticked head once (counting `attempts` when it
+        tries the base) and returns the report, or raises _Again to go round from
+        a fresh fetch, up to `max_attempts`.
+        """
         steps = _Steps()
-        attempts = 0
         try:
-            done = self._refresh(attempts)
+            done = self._refresh()
             if done is not None:
                 return done
             # One worktree per base, kept between landings: the merge lock for the
@@ -267,44 +283,49 @@ class _Integration:
                     steps = _Steps()
                     self._rebase(wt, steps)
                     self._mark_done(wt, steps)
-                    self._squash(wt, steps)
-                    attempts += 1
-                    outcome = push_head(
-                        self.runner, wt, self.base, self.push_options, source=steps.sha or "HEAD"
-                    )
-                    if outcome.status is PushStatus.PUSHED:
-                        report = self._report(steps, attempts, pushed=True)
-                        return self._delete_task_branch(wt, report)
-                    if outcome.status is PushStatus.REFUSED:
-                        if refused_by_protection(outcome.message):
-                            raise _Stop(
-                                f"push to {self.base} {PROTECTED_BASE} ({outcome.message}); "
-                                "not retried: land it through its pull request "
-                                "(`integration: pull-request`)"
-                            )
-                        raise _Stop(
-                            f"push to {self.base} rejected by the remote ({outcome.message}); "
-                            "not retried: allow ODW to push to the base, or land it by hand"
-                        )
-                    if outcome.status is PushStatus.FAILED:
-                        raise _Stop(
-                            f"push to {self.base} failed: {outcome.message}; inspect origin/"
-                            f"{self.base} before retrying (a rerun detects a landed task)"
-                        )
-                    if attempts >= self.max_attempts:
-                        raise _Stop(
-                            f"{self.base} kept moving: {attempts} push(es) rejected as "
-                            "non-fast-forward; run the integration again"
-                        )
-                    done = self._refresh(attempts)
+                    try:
+                        return attempt(wt, steps)
+                    except _Again as again:
+                        if self.attempts >= self.max_attempts:
+                            raise _Stop(f"{self.base} kept moving: {again}") from None
+                    done = self._refresh()
                     if done is not None:
                         return done
         except _Stop as stop:
-            return self._report(steps, attempts, summary=stop.summary, conflicts=stop.conflicts)
+            return self._report(steps, summary=stop.summary, conflicts=stop.conflicts)
         except GitError as exc:
-            return self._report(steps, attempts, summary=f"git failed: {exc}")
+            return self._report(steps, summary=f"git failed: {exc}")
         except (MirrorBusy, OSError) as exc:
-            return self._report(steps, attempts, summary=f"cannot use the mirror cache: {exc}")
+            return self._report(steps, summary=f"cannot use the mirror cache: {exc}")
+
+    def _push(self, wt: Path, steps: _Steps) -> IntegrationReport:
+        """The push method's attempt: squash, push to the base."""
+        self._squash(wt, steps)
+        self.attempts += 1
+        outcome = push_head(
+            self.runner, wt, self.base, self.push_options, source=steps.sha or "HEAD"
+        )
+        if outcome.status is PushStatus.PUSHED:
+            return self._delete_task_branch(wt, self._report(steps, pushed=True))
+        if outcome.status is PushStatus.REFUSED:
+            if refused_by_protection(outcome.message):
+                raise _Stop(
+                    f"push to {self.base} {PROTECTED_BASE} ({outcome.message}); "
+                    "not retried: land it through its pull request "
+                    "(`integration: pull-request`)"
+                )
+            raise _Stop(
+                f"push to {self.base} rejected by the remote ({outcome.message}); "
+                "not retried: allow ODW to push to the base, or land it by hand"
+            )
+        if outcome.status is PushStatus.FAILED:
+            raise _Stop(
+                f"push to {self.base} failed: {outcome.message}; inspect origin/"
+                f"{self.base} before retrying (a rerun detects a landed task)"
+            )
+        raise _Again(
+            f"{self.attempts} push(es) rejected as non-fast-forward; run the integration again"
+        )
 
     def _delete_task_branch(self, wt: Path, report: IntegrationReport) -> IntegrationReport:
         """After landing, delete the task branch on origin as GitHub's "delete head branches" does.
@@ -328,7 +349,6 @@ class _Integration:
     def _report(
         self,
         steps: _Steps,
-        attempts: int,
         *,
         pushed: bool = False,
         summary: str | None = None,
@@ -337,7 +357,7 @@ class _Integration:
         if pushed and summary is None:
             summary = (
                 f"landed {self.task_id} on {self.base} as {steps.sha} "
-                f"after {attempts} push attempt(s)"
+                f"after {self.attempts} push attempt(s)"
             )
         return IntegrationReport(
             ok=pushed and steps.rebased and steps.squashed and steps.marked,
@@ -345,13 +365,13 @@ class _Integration:
             squash_merged=steps.squashed,
             pushed=pushed,
             roadmap_marked_done=steps.marked,
-            attempts=attempts,
+            attempts=self.attempts,
             sha=steps.sha,
             conflicts=conflicts,
             summary=summary,
         )
 
-    def _refresh(self, attempts: int) -> IntegrationReport | None:
+    def _refresh(self) -> IntegrationReport | None:
         """Fetch base and branch; a report when the task already landed, else None.
 
         A task branch deleted after landing must not turn a rerun into a failure, so
@@ -365,12 +385,12 @@ class _Integration:
                 self.mirror.fetch([self.base])
             except GitError:
                 raise _Stop(f"cannot fetch {self.base} from {remote}: {both}") from None
-            if (done := self._already_landed(attempts)) is not None:
+            if (done := self._already_landed()) is not None:
                 return done
             raise _Stop(f"cannot fetch {self.branch} from {remote}: {both}") from None
-        return self._already_landed(attempts)
+        return self._already_landed()
 
-    def _already_landed(self, attempts: int) -> IntegrationReport | None:
+    def _already_landed(self) -> IntegrationReport | None:
         state = landed_state(
             self.runner, self.mirror.path, self.origin_base, self.task_id, self.roadmap_path
         )
@@ -378,7 +398,7 @@ class _Integration:
             sha = state.commits[0]
             return IntegrationReport.landed(
                 sha=sha,
-                attempts=attempts,
+                attempts=self.attempts,
                 summary=f"{self.task_id} had already landed on {self.base} as {sha}; "
                 "nothing pushed",
             )

@@ -9,9 +9,10 @@ branch and pull request, as a draft cannot be made ready through REST); wait
 for the required checks of that head; then squash-merge the pull request with
 `sha` = that head and the push method's commit title and trailers. 405 (not
 mergeable: base moved, checks missing) and 409 (head changed) go back to a
-fresh fetch and rebase. A merge whose answer is lost (a 500, a timeout) is
-never sent again before the pull request and the base are re-read: GitHub
-may have merged it. The report has the push method's five fields.
+fresh fetch and rebase (the push method's loop, `_Integration.land`). A
+merge whose answer is lost (a 500, a timeout) is never sent again before the
+pull request and the base are re-read: GitHub may have merged it. The report
+has the push method's five fields.
 
 `Lander` picks the method per repository: `integration: pull-request`, or
 the push method until branch protection refuses a push (said once), then
@@ -34,7 +35,7 @@ from app.gitops.integrate import (
     DEFAULT_ROADMAP,
     PROTECTED_BASE,
     Landing,
-    _abort_leftover_rebase,
+    _Again,
     _Integration,
     _Steps,
     _Stop,
@@ -43,9 +44,7 @@ from app.gitops.integrate import (
     under_lock,
 )
 from app.gitops.lock import MergeLock
-from app.gitops.mirror import MirrorBusy
 from app.gitops.pr_checks import ChecksWake, wait_for_checks
-from app.gitops.runner import GitError
 
 DEFAULT_CHECKS_TIMEOUT = 3600.0
 ODW_CHECKS = "ODW · "
@@ -62,10 +61,6 @@ class PullSide:
     wake: ChecksWake | None = None
     checks_timeout: float = DEFAULT_CHECKS_TIMEOUT
     poll: float = DEFAULT_POLL
-
-
-class _Again(Exception):
-    """The base or the branch moved: fetch, rebase and try again."""
 
 
 def integrate_via_pull(
@@ -92,57 +87,37 @@ class _PullLanding:
     head_branch: str = ""  # the branch of the pull request merged
 
     def run(self) -> IntegrationReport:
+        return self.job.land(self._attempt)
+
+    def _attempt(self, wt: Path, steps: _Steps) -> IntegrationReport:
+        """The pull-request method's attempt: push, open, wait for checks, merge."""
         job = self.job
-        steps = _Steps()
-        attempts = 0
         try:
-            done = job._refresh(attempts)
-            if done is not None:
-                return done
-            with job.mirror.kept_worktree(job.base, job.origin_base) as wt:
-                _abort_leftover_rebase(job.runner, wt)
-                while True:
-                    steps = _Steps()
-                    job._rebase(wt, steps)
-                    job._mark_done(wt, steps)
-                    try:
-                        pull = self._choose_pull()
-                        head = self._push_branch(wt)
-                        pull = pull or self._open_pull()
-                        self._wait_for_checks(head)
-                        attempts += 1
-                        result = self._merge(pull, head)
-                    except _Again as again:
-                        if attempts >= job.max_attempts:
-                            raise _Stop(
-                                f"{job.base} kept moving: {attempts} merge attempt(s) of pull "
-                                f"request #{self.number} refused ({again}); run it again"
-                            ) from None
-                        done = job._refresh(attempts)
-                        if done is not None:
-                            return done
-                        continue
-                    steps.squashed = True
-                    steps.sha = result.sha
-                    job.fetched_head = self._seen(wt, job.branch) if self._side else head
-                    report = job._report(
-                        steps,
-                        attempts,
-                        pushed=True,
-                        summary=f"landed {job.task_id} on {job.base} as {result.sha} through "
-                        f"pull request #{pull.number} after {attempts} merge attempt(s)",
-                    )
-                    if self._side:
-                        self._delete(wt, self.head_branch, head)
-                    return job._delete_task_branch(wt, report)
-        except _Stop as stop:
-            return job._report(steps, attempts, summary=stop.summary, conflicts=stop.conflicts)
-        except GitError as exc:
-            return job._report(steps, attempts, summary=f"git failed: {exc}")
-        except (MirrorBusy, OSError) as exc:
-            return job._report(steps, attempts, summary=f"cannot use the mirror cache: {exc}")
+            pull = self._choose_pull()
+            head = self._push_branch(wt)
+            pull = pull or self._open_pull()
+            self._wait_for_checks(head)
+            job.attempts += 1
+            result = self._merge(pull, head)
+        except _Again as again:
+            raise _Again(
+                f"{job.attempts} merge attempt(s) of pull request #{self.number} refused "
+                f"({again}); run it again"
+            ) from None
         except GitHubError as exc:
-            return job._report(steps, attempts, summary=f"GitHub failed: {exc}")
+            raise _Stop(f"GitHub failed: {exc}") from None
+        steps.squashed = True
+        steps.sha = result.sha
+        job.fetched_head = self._seen(wt, job.branch) if self._side else head
+        report = job._report(
+            steps,
+            pushed=True,
+            summary=f"landed {job.task_id} on {job.base} as {result.sha} through "
+            f"pull request #{pull.number} after {job.attempts} merge attempt(s)",
+        )
+        if self._side:
+            self._delete(wt, self.head_branch, head)
+        return job._delete_task_branch(wt, report)
 
     @property
     def _side(self) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core.integration import IntegrationReport
 from app.github import GitHubApp
 from app.github.client import RepositoryClient
 from app.gitops.integrate import Landing
@@ -17,7 +18,7 @@ from app.gitops.lock import InProcessMergeLock
 from app.gitops.pr_checks import ChecksWake
 from app.gitops.pr_integrate import Lander, PullSide, integrate_via_pull
 from tests.fakegithub import FakeGitHub
-from tests.fakegithub.faults import server_error_after_write
+from tests.fakegithub.faults import Fault, server_error_after_write
 from tests.fakegithub.state import Repository
 
 REPO = "octo/guarded"
@@ -195,3 +196,45 @@ def test_a_failing_required_check_stops_without_merging(
     assert "'ci/test' failed" in (report.summary or "")
     assert "/odw retry 1.1" in (report.summary or "")
     assert not [r for r in fake.requests if r["path"].endswith("/merge")]
+
+
+def _land(
+    fake: FakeGitHub, client: RepositoryClient, ci: ChecksWake, tmp_path: Path, branch: str
+) -> IntegrationReport:
+    """Land task 1.1 from `branch` through its pull request, with two merge attempts."""
+    landing = Landing(
+        fake.git_url(REPO), "main", branch, "1.1", run_id="run-4", data_dir=tmp_path / "data",
+        token=client.git_token(write=True), max_attempts=2,
+    )  # fmt: skip
+    return integrate_via_pull(landing, lock=InProcessMergeLock(), github=_side(client, ci))
+
+
+def test_a_merge_refused_on_every_attempt_stops_after_max_attempts(
+    fake: FakeGitHub, repo: Repository, client: RepositoryClient, ci: ChecksWake, tmp_path: Path
+) -> None:
+    branch = _task_branch(repo, "1.1")
+    main = repo.git.sha("refs/heads/main")
+    refused = Fault(405, body={"message": "Pull Request is not mergeable"})
+    fake.inject("PUT", MERGE, refused, times=2)
+    report = _land(fake, client, ci, tmp_path, branch)
+    (pull,) = [p for p in fake.pulls.values() if p.head == "integrate-1-1"]
+    assert not report.ok and not report.pushed and report.attempts == 2
+    assert report.rebased and report.roadmap_marked_done and not report.squash_merged
+    assert report.summary == (
+        f"main kept moving: 2 merge attempt(s) of pull request #{pull.number} refused "
+        "(405 Pull Request is not mergeable); run it again"
+    )
+    assert repo.git.sha("refs/heads/main") == main and not pull.merged
+
+
+def test_a_merge_github_refuses_outright_is_reported_not_retried(
+    fake: FakeGitHub, repo: Repository, client: RepositoryClient, ci: ChecksWake, tmp_path: Path
+) -> None:
+    branch = _task_branch(repo, "1.1")
+    fake.inject("PUT", MERGE, Fault(422, body={"message": "Validation Failed"}))
+    report = _land(fake, client, ci, tmp_path, branch)
+    assert not report.ok and not report.pushed and report.attempts == 1
+    assert (report.summary or "").startswith("GitHub failed: GitHub ")
+    assert "422 Validation Failed" in (report.summary or "")
+    merges = [r for r in fake.requests if r["method"] == "PUT" and r["path"].endswith("/merge")]
+    assert [r["status"] for r in merges] == [422]
