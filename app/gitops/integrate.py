@@ -268,9 +268,12 @@ class _Integration:
 
         `attempt` lands the rebased, ticked head once (counting `attempts` when it
         tries the base) and returns the report, or raises _Again to go round from
-        a fresh fetch, up to `max_attempts`.
+        a fresh fetch, up to `max_attempts` rounds: a round that moved before it
+        reached the base (a pull request's branch pushed to meanwhile) counts too,
+        or a branch that kept moving would keep the landing going round forever.
         """
         steps = _Steps()
+        rounds = 0
         try:
             done = self._refresh()
             if done is not None:
@@ -286,7 +289,8 @@ class _Integration:
                     try:
                         return attempt(wt, steps)
                     except _Again as again:
-                        if self.attempts >= self.max_attempts:
+                        rounds += 1
+                        if max(rounds, self.attempts) >= self.max_attempts:
                             raise _Stop(f"{self.base} kept moving: {again}") from None
                     done = self._refresh()
                     if done is not None:

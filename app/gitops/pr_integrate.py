@@ -100,9 +100,9 @@ class _PullLanding:
             job.attempts += 1
             result = self._merge(pull, head)
         except _Again as again:
+            which = "its pull request" if self.number is None else f"pull request #{self.number}"
             raise _Again(
-                f"{job.attempts} merge attempt(s) of pull request #{self.number} refused "
-                f"({again}); run it again"
+                f"{job.attempts} merge attempt(s) of {which} refused ({again}); run it again"
             ) from None
         except GitHubError as exc:
             raise _Stop(f"GitHub failed: {exc}") from None

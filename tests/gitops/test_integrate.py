@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.integration import halt_detail
+from app.core.integration import IntegrationReport, halt_detail
 from app.core.roadmap_edit import tick
-from app.gitops.integrate import IntegrationInputError, integrate
+from app.gitops.integrate import IntegrationInputError, Landing, _Again, integrate, prepare
 from app.gitops.lock import InProcessMergeLock, MergeLock
 from app.gitops.mirror import Mirror, normalise_remote
 from app.gitops.runner import GitRunner
@@ -278,3 +278,28 @@ def test_a_busy_merge_lock_is_reported_not_waited_on_forever(origin: Origin, dat
     assert not report.complete and report.attempts == 0
     assert "still busy" in (report.summary or "")
     assert origin.refs() == refs
+
+
+def test_rounds_that_never_reach_the_base_still_end_after_max_attempts(
+    origin: Origin, data_dir: Path
+):
+    """An attempt may go round before it tries the base (a pull request's branch pushed
+    to meanwhile); such rounds count, or a branch that kept moving would never stop."""
+    origin.task_branch("1.1.3")
+    job = prepare(
+        Landing(str(origin.path), origin.base, "roadmap-1-1-3", "1.1.3", "run-7", data_dir,
+                max_attempts=3)
+    )  # fmt: skip
+    rounds: list[int] = []
+
+    def moved_before_the_base(_wt: Path, _steps: object) -> IntegrationReport:
+        rounds.append(job.attempts)
+        if len(rounds) > 10:
+            raise RuntimeError("the landing went round and round")  # fails, not hangs
+        raise _Again("the branch moved before its push; run it again")
+
+    report = job.land(moved_before_the_base)
+    assert rounds == [0, 0, 0]
+    assert (report.complete, report.pushed, report.attempts) == (False, False, 0)
+    assert report.summary == "main kept moving: the branch moved before its push; run it again"
+    assert origin.task_commits("1.1.3") == []
