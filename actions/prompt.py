@@ -13,7 +13,8 @@ from string import Template
 
 from app.core.execplan import REQUIRED_SECTIONS
 from app.core.naming import execplan_path
-from app.core.roadmap import Task, parse_roadmap
+from app.core.roadmap import Task
+from app.core.roadmap_parse import parse_roadmap
 from app.core.sanitize import delimited_block
 from app.core.verdict import AGENT_STAGES, completion_marker
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from app.core.roadmap import parse_roadmap
+from app.core.roadmap_parse import parse_roadmap
 from app.core.selection import frontier
 from bench.support import generated_roadmap
 

@@ -55,8 +55,8 @@ from app.core.inputs import StageFinished, StartRun
 from app.core.judging import Fault
 from app.core.naming import task_branch
 from app.core.repo_config import CONFIG_PATH
-from app.core.roadmap import parse_roadmap
 from app.core.roadmap_edit import TickError, is_ticked, tick
+from app.core.roadmap_parse import parse_roadmap
 from app.core.state import RunState
 from app.core.verdict import Verdict
 from app.engine.perform import gave_up, perform

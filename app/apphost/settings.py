@@ -14,7 +14,8 @@ import yaml
 from pydantic import ValidationError
 
 from app.core.repo_config import CONFIG_PATH, RepoConfig
-from app.core.roadmap import Roadmap, parse_roadmap
+from app.core.roadmap import Roadmap
+from app.core.roadmap_parse import parse_roadmap
 from app.local.repo import ROADMAP_PATH
 
 MAX_FILE_BYTES = 1 << 20

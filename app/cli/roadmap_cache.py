@@ -18,22 +18,33 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
-import sys
 import zlib
 from pathlib import Path
 
 from app import __version__
-from app.core import graph, requires, roadmap_scan, values
 from app.core import roadmap as model
-from app.core.roadmap import Problem, Roadmap, Task, parse_roadmap
+from app.core.roadmap import Problem, Roadmap, Task
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 FORMAT = 1
-# The modules whose code decides what a roadmap parses to, and what an entry holds.
-_PARSER = (graph, requires, roadmap_scan, values, model, sys.modules[__name__])
+# The files whose code decides what a roadmap parses to, and what an entry holds;
+# named, not imported: a read from the cache needs none of the parser's modules.
+_CORE = Path(model.__file__).parent
+_PARSER = (
+    *(_CORE / name for name in ("graph.py", "headline.py", "requires.py", "roadmap.py",
+                                "roadmap_parse.py", "roadmap_scan.py", "values.py")),
+    Path(__file__),
+)  # fmt: skip
+
+
+def parse_roadmap(text: str) -> Roadmap:
+    """The parser, imported only when a read misses the cache."""
+    from app.core.roadmap_parse import parse_roadmap as parse
+
+    return parse(text)
 
 
 def cache_dir() -> Path | None:
@@ -46,7 +57,7 @@ def cache_dir() -> Path | None:
 
 
 def _parser_fingerprint() -> tuple[object, ...]:
-    stats = [Path(m.__file__ or "").stat() for m in _PARSER]
+    stats = [path.stat() for path in _PARSER]
     return (__version__, *((s.st_size, s.st_mtime_ns) for s in stats))
 
 

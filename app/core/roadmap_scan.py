@@ -12,13 +12,14 @@ import re
 from itertools import accumulate, compress, count, repeat
 from operator import add, lt, ne
 
+from app.core.headline import headline
+
 # The box and id of a task line: `TASK_LINE` and `_TASK_BODY` read the one grammar.
 _BOX = r"\[(?P<mark>[ xX])\][ \t]+(?P<id>\d+(?:\.\d+)+)\.?(?=[ \t]|$)"
 _TASK = rf"(?P<indent>[ \t]*)[-*+][ \t]+{_BOX}[ \t]*(?P<title>.*)"
 TASK_LINE = re.compile(rf"^{_TASK}$")
 HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
-SENTENCE_END = re.compile(r"(?<=\.)\s+")
 
 
 def split_lines(text: str) -> list[tuple[str, str]]:
@@ -67,16 +68,6 @@ class Draft:
 def joined(parts: str | list[str]) -> str:
     """A title's parts or a bullet's lines as one line, runs of white space folded."""
     return " ".join((parts if isinstance(parts, str) else " ".join(parts)).split())
-
-
-def headline(title: str) -> str:
-    """The title without its `Requires ...` and `See ...` sentences (commit subjects)."""
-    kept = [
-        part
-        for part in SENTENCE_END.split(title)
-        if part and not part.startswith(("Requires ", "See "))
-    ]
-    return " ".join(kept) or title
 
 
 # A task line and the lines after it that are surely its own (`body`): blank lines

@@ -19,7 +19,8 @@ from app.core.config import RunConfig
 from app.core.naming import addendum_branch, task_branch
 from app.core.pipeline import TaskStatus, spec
 from app.core.recovery_state import RECOVERY_EVENTS, Recovery, apply_recovery
-from app.core.roadmap import Roadmap, parse_roadmap
+from app.core.roadmap import Roadmap
+from app.core.roadmap_parse import parse_roadmap
 from app.core.selection import frontier
 
 # The answer a task waits for; `survivor-assess` is a surviving branch's assessment.

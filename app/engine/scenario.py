@@ -15,7 +15,8 @@ from app.core.assessment import Classification
 from app.core.config import DISPATCHED_STAGES, RunConfig, first_error
 from app.core.discovery import Survivor
 from app.core.inputs import MoveName, StartRun
-from app.core.roadmap import Roadmap, parse_roadmap
+from app.core.roadmap import Roadmap
+from app.core.roadmap_parse import parse_roadmap
 from app.core.state import RunState, units_of
 from app.engine.driver import Engine, Ports, ScheduledMove
 from app.engine.memory import MemoryEventLog

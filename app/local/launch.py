@@ -15,7 +15,8 @@ from typing import Any
 
 from app.core.naming import addendum_branch, task_branch
 from app.core.repo_config import CONFIG_PATH
-from app.core.roadmap import Roadmap, parse_roadmap
+from app.core.roadmap import Roadmap
+from app.core.roadmap_parse import parse_roadmap
 from app.core.selection import frontier
 from app.local.repo import REMOTE, ROADMAP_PATH, RepoError
 from app.local.settings import (

@@ -11,7 +11,7 @@ import pytest
 
 from app.cli import roadmap_cache
 from app.cli.roadmap_cache import read_roadmap
-from app.core.roadmap import parse_roadmap
+from app.core.roadmap_parse import parse_roadmap
 from bench.support import generated_roadmap
 
 ROADMAP = """\

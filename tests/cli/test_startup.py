@@ -169,3 +169,30 @@ def test_reading_a_roadmap_imports_none_of_the_heavy_modules(
         assert out[0] == "0", out
         assert out[1:] == [], f"imported by odw {' '.join(command)} ({read}): {out[1:]}"
     assert list((tmp_path / "cache" / "roadmaps").iterdir()), "the second read was cached"
+
+
+PARSER_PROBE = """
+import sys
+from app.cli.main import main
+code = main(sys.argv[1:])
+print()
+print(code, ",".join(sorted(m for m in sys.modules if m in {parser!r})))
+"""
+PARSER = ("app.core.graph", "app.core.requires", "app.core.roadmap_parse", "app.core.roadmap_scan")
+
+
+def test_a_cached_read_imports_no_parser_code(tmp_path: Path) -> None:
+    """A roadmap read before comes from the cache: the model, never the parser."""
+    roadmap = tmp_path / "roadmap.md"
+    roadmap.write_text("- [x] 1.1. Done.\n- [ ] 1.2. Open. Requires 1.1.\n")
+    env = {**os.environ, "ODW_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", PARSER_PROBE.format(parser=PARSER), "next", str(roadmap)],
+            capture_output=True, text=True, check=True, env=env,
+            cwd=Path(__file__).resolve().parents[2],
+        ).stdout.splitlines()[-1].split()
+        for _ in range(2)
+    ]  # fmt: skip
+    assert runs[0] == ["0", ",".join(PARSER)], "the first read parses"
+    assert runs[1] == ["0"], f"a cached read imported {runs[1][1:]}"

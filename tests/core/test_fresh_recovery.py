@@ -17,7 +17,7 @@ from app.core.inputs import AssessmentFinished, EndRun, IntegrationFinished
 from app.core.integration import IntegrationReport
 from app.core.outstanding import outstanding
 from app.core.result import run_result
-from app.core.roadmap import parse_roadmap
+from app.core.roadmap_parse import parse_roadmap
 from app.core.state import fold
 from tests.core.runkit import AT, Run, of
 

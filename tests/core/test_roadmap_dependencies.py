@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from app.core.roadmap import _all_point_up, _edges, parse_roadmap
+from app.core.roadmap_parse import _all_point_up, _edges, parse_roadmap
 from app.core.selection import frontier
 
 

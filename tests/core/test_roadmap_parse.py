@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.roadmap import parse_roadmap
+from app.core.roadmap_parse import parse_roadmap
 from app.core.roadmap_scan import task_headline
 
 BASIC = """\

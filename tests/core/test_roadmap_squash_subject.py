@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.core.naming import squash_subject
-from app.core.roadmap import parse_roadmap
+from app.core.roadmap_parse import parse_roadmap
 
 LONG = (
     "- [ ] 2.6.3. Add the `odw roadmap --json` output for every task including the "

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.roadmap import parse_roadmap
 from app.core.roadmap_edit import TickError, tick
+from app.core.roadmap_parse import parse_roadmap
 
 TEXT = "# R\r\n\r\n- [ ] 1.1.1. A\r\n  - Requires 1.1.2.\n- [x] 1.1.2. B\r- [ ] 1.1.3 C\n"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.roadmap import parse_roadmap
+from app.core.roadmap_parse import parse_roadmap
 from app.core.selection import frontier
 
 ROADMAP = """\

@@ -7,7 +7,8 @@ import pickle
 
 import pytest
 
-from app.core.roadmap import Problem, Roadmap, Task, parse_roadmap
+from app.core.roadmap import Problem, Roadmap, Task
+from app.core.roadmap_parse import parse_roadmap
 from app.core.selection import Blocked, Candidate, frontier
 
 
