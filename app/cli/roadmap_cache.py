@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 FORMAT = 1
+# A text this long is parsed every time rather than kept: an entry holds the text
+# and its tasks, about three times its size, and no roadmap is a library's worth.
+MAX_CACHED_CHARS = 8_000_000
 # The files whose code decides what a roadmap parses to, and what an entry holds;
 # named, not imported: a read from the cache needs none of the parser's modules.
 _CORE = Path(model.__file__).parent
@@ -68,7 +71,7 @@ def _entry_path(directory: Path, roadmap_path: str) -> Path:
 def read_roadmap(roadmap_path: str, text: str, directory: Path | None = None) -> Roadmap:
     """`parse_roadmap(text)`, from the entry for `roadmap_path` when it holds this text."""
     directory = cache_dir() if directory is None else directory
-    if directory is None:
+    if directory is None or len(text) > MAX_CACHED_CHARS:
         return parse_roadmap(text)
     roadmap_path = str(Path(roadmap_path).absolute())
     entry = _entry_path(directory, roadmap_path)

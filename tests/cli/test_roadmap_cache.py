@@ -152,3 +152,12 @@ def test_an_empty_cache_dir_setting_turns_the_cache_off(tmp_path: Path, run_odw)
     del env["ODW_CACHE_DIR"]
     assert run_odw("roadmap", str(roadmap), env=env).returncode == 0
     assert len(_entries(tmp_path / "xdg" / "odw")) == 1
+
+
+def test_a_very_long_text_is_parsed_every_time_not_kept(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(roadmap_cache, "MAX_CACHED_CHARS", len(ROADMAP) - 1)
+    assert read_roadmap(str(tmp_path / "r.md"), ROADMAP, tmp_path) == parse_roadmap(ROADMAP)
+    assert _entries(tmp_path) == []
+    monkeypatch.setattr(roadmap_cache, "MAX_CACHED_CHARS", len(ROADMAP))
+    read_roadmap(str(tmp_path / "r.md"), ROADMAP, tmp_path)
+    assert len(_entries(tmp_path)) == 1
