@@ -19,7 +19,7 @@ from pathlib import Path
 from bench.support import compile_like_an_install, generated_roadmap, medians, run_timed
 from tests.conftest import odw_executable
 
-RUNS = 9
+RUNS = 15
 
 
 def main() -> None:
