@@ -12,7 +12,7 @@ from app.core.values import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Literal
+    from typing import Any, Literal
 
     ProblemKind = Literal[
         "duplicate-id", "cycle", "unknown-dependency", "self-reference", "external-dependency"
@@ -147,6 +147,11 @@ class Roadmap(Value):
                         open_under[prefix] = [t]
                     else:
                         opened.append(t)
+
+    def replace(self, **changes: Any) -> Roadmap:
+        """A copy with some fields changed, indexed afresh (the indexes follow the tasks)."""
+        fields = {"tasks": self.tasks, "errors": self.errors, "warnings": self.warnings}
+        return Roadmap(**{**fields, **changes})
 
     @property
     def valid(self) -> bool:

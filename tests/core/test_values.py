@@ -55,3 +55,11 @@ def test_copies_and_pickles_keep_the_fields_and_the_indexes() -> None:
         assert other == r
         assert frontier(other) == frontier(r)
         assert [a.id for a in other.addenda("1.1")] == ["1.1.1"]
+
+
+def test_a_replaced_roadmap_is_indexed_for_its_new_tasks() -> None:
+    r = parse_roadmap("- [ ] 1.1. A.\n- [ ] 1.2. B. Requires 1.1.\n")
+    done = r.replace(tasks=tuple(t.replace(done=True) if t.id == "1.1" else t for t in r.tasks))
+    assert done.get("1.1") is not None and done.get("1.1").done  # type: ignore[union-attr]
+    assert [c.id for c in frontier(done).ready] == ["1.2"]
+    assert [c.id for c in frontier(r).ready] == ["1.1"]
