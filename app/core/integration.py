@@ -3,7 +3,7 @@
 The integrator (`app/gitops`) produces the report; the core decides from it.
 A task counts as landed only when all five booleans are true.
 
-A plain class with slots, neither a pydantic model nor a dataclass: `odw
+A `Value` (`values.py`), neither a pydantic model nor a dataclass: `odw
 integrate` runs once per landing, and importing pydantic, or `dataclasses`
 (which imports `inspect`), would cost more than a git call of the landing.
 Pydantic models that embed it (events, inputs) declare it as `Report`
@@ -15,6 +15,8 @@ callers use, `model_dump` and `model_copy`, keep their meaning.
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+from app.core.values import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,13 +31,13 @@ def camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-class IntegrationReport:
+class IntegrationReport(Value):
     """What one integration did, field by field, as JSON with camelCase names."""
 
     # Immutable, compared and hashed by value, like the frozen dataclass it was
     # (the docstring above is its JSON schema's description, unchanged).
 
-    __slots__ = __match_args__ = (
+    FIELDS = __match_args__ = (
         "ok", "rebased", "squash_merged", "pushed", "roadmap_marked_done", "attempts", "sha",
         "conflicts", "summary",
     )  # fmt: skip
@@ -62,35 +64,11 @@ class IntegrationReport:
         conflicts: str | None = None,
         summary: str | None = None,
     ) -> None:
-        values = (ok, rebased, squash_merged, pushed, roadmap_marked_done, attempts, sha,
-                  conflicts, summary)  # fmt: skip
-        for name, value in zip(self.__slots__, values, strict=True):
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: IntegrationReport is immutable")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}: IntegrationReport is immutable")
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, IntegrationReport)
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__name__}({shown})"
-
-    def __reduce__(self) -> tuple[type[IntegrationReport], tuple[object, ...]]:
-        return type(self), self._values()
+        super().__init__(
+            ok=ok, rebased=rebased, squash_merged=squash_merged, pushed=pushed,
+            roadmap_marked_done=roadmap_marked_done, attempts=attempts, sha=sha,
+            conflicts=conflicts, summary=summary,
+        )  # fmt: skip
 
     @classmethod
     def landed(cls, *, sha: str, attempts: int, summary: str | None = None) -> IntegrationReport:
@@ -115,7 +93,7 @@ class IntegrationReport:
     def model_dump(self, *, by_alias: bool = False) -> dict[str, Any]:
         """Every field in declaration order, under its camelCase name with `by_alias`."""
         name = camel if by_alias else str
-        return {name(field): getattr(self, field) for field in self.__slots__}
+        return {name(field): getattr(self, field) for field in self.FIELDS}
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None) -> IntegrationReport:
         return type(self)(**{**self.model_dump(), **(update or {})})

@@ -1,6 +1,6 @@
 """The integration report as pydantic models hold it: `Report`.
 
-`IntegrationReport` is a plain class, so that `odw integrate` (once per
+`IntegrationReport` is a plain `Value`, so that `odw integrate` (once per
 landing) imports neither pydantic nor `dataclasses`. The models that embed it
 (events, inputs) declare `Report`, which validates and dumps it exactly as
 the frozen, slotted dataclass with camelCase aliases it used to be: pydantic
@@ -24,7 +24,7 @@ def _twin() -> type[Any]:
     """The report as a frozen, slotted dataclass: its fields, annotations and defaults."""
     hints = typing.get_type_hints(IntegrationReport)
     defaults = IntegrationReport.__init__.__defaults__ or ()
-    names = IntegrationReport.__slots__
+    names = IntegrationReport.FIELDS
     twin: type[Any] = dataclasses.make_dataclass(
         "IntegrationReport",
         [
@@ -48,12 +48,12 @@ def _validate(value: Any, handler: core_schema.ValidatorFunctionWrapHandler) -> 
     if isinstance(value, IntegrationReport):
         return value  # an instance passes as it is, as it did as a dataclass
     twin = handler(value)
-    return IntegrationReport(*(getattr(twin, name) for name in IntegrationReport.__slots__))
+    return IntegrationReport(*(getattr(twin, name) for name in IntegrationReport.FIELDS))
 
 
 def _serialize(report: Any, handler: core_schema.SerializerFunctionWrapHandler) -> Any:
     if isinstance(report, IntegrationReport):
-        report = _TWIN(*(getattr(report, name) for name in IntegrationReport.__slots__))
+        report = _TWIN(*(getattr(report, name) for name in IntegrationReport.FIELDS))
     return handler(report)
 
 

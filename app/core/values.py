@@ -1,4 +1,4 @@
-"""Immutable records for what a roadmap read produces, cheap to import and to build.
+"""Immutable records for the commands that start a process per call, cheap to import and build.
 
 `odw next` reads thousands of tasks in a process that lives a fraction of a
 second. A frozen dataclass would cost it the import of `dataclasses` (and

@@ -24,6 +24,7 @@ from app.core.integration import IntegrationReport
 from app.core.naming import squash_subject
 from app.core.roadmap_edit import TickError, is_ticked, tick
 from app.core.roadmap_scan import task_headline
+from app.core.values import Value
 from app.gitops.auth import auth_env, check_url
 from app.gitops.landed import RUN_TRAILER, TASK_TRAILER, landed_state
 from app.gitops.lock import LockTimeout, lock_key
@@ -78,14 +79,23 @@ class _Stop(Exception):
         self.conflicts = conflicts
 
 
-class Landing:
+class Landing(Value):
     """What one landing of a task is given, by either method (push or pull request)."""
 
-    __slots__ = (
-        "base", "branch", "data_dir", "delete_branch", "git_timeout", "identity",
-        "max_attempts", "push_options", "repo", "roadmap_path", "run_id", "task_id", "title",
-        "token",
-    )  # fmt: skip
+    repo: str
+    base: str
+    branch: str
+    task_id: str
+    run_id: str
+    data_dir: Path
+    roadmap_path: str
+    max_attempts: int
+    title: str | None
+    git_timeout: float
+    token: str | None
+    push_options: Sequence[str]
+    identity: Identity | None
+    delete_branch: bool
 
     def __init__(
         self,
@@ -104,27 +114,14 @@ class Landing:
         identity: Identity | None = None,  # None: the integrator's own (`INTEGRATOR_IDENTITY`)
         delete_branch: bool = True,
     ) -> None:
-        self.repo = repo
-        self.base = base
-        self.branch = branch
-        self.task_id = task_id
-        self.run_id = run_id
-        self.data_dir = data_dir
-        self.roadmap_path = roadmap_path
-        self.max_attempts = max_attempts
-        self.title = title
-        self.git_timeout = git_timeout
-        self.token = token
-        self.push_options = push_options
-        self.identity = identity
-        self.delete_branch = delete_branch
+        super().__init__(
+            repo=repo, base=base, branch=branch, task_id=task_id, run_id=run_id,
+            data_dir=data_dir, roadmap_path=roadmap_path, max_attempts=max_attempts,
+            title=title, git_timeout=git_timeout, token=token, push_options=push_options,
+            identity=identity, delete_branch=delete_branch,
+        )  # fmt: skip
 
-    def with_push_options(self, push_options: Sequence[str]) -> Landing:
-        """The same landing, pushing with `push_options`."""
-        fields = {name: getattr(self, name) for name in self.__slots__}
-        return Landing(**{**fields, "push_options": push_options})
-
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # never the token
         return f"Landing({self.repo!r}, {self.base!r}, {self.branch!r}, {self.task_id!r})"
 
 

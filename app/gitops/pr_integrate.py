@@ -267,7 +267,7 @@ class Lander:
             title=title, roadmap_path=roadmap_path, delete_branch=delete_branch,
         )  # fmt: skip
         if not through_pull:
-            report = land(landing.with_push_options(push_options), self.lock)
+            report = land(landing.replace(push_options=push_options), self.lock)
             if report.ok or PROTECTED_BASE not in (report.summary or ""):
                 return report
             with self._guard:
