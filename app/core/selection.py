@@ -87,7 +87,7 @@ def frontier(roadmap: Roadmap, *, taken: Iterable[str] = (), held: Iterable[str]
     blocked: list[Blocked] = []
     missing_local = roadmap.missing_local
     for task in roadmap.tasks:
-        if task.addendum_of is not None:
+        if task.is_addendum:
             continue
         if task.done:
             if roadmap.has_addenda(task.id):

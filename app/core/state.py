@@ -165,10 +165,8 @@ class RunState:
                 done.update(t.subtasks if t.unit == "addendum" else (t.id,))
         if not done:
             return self.roadmap
-        return Roadmap(
-            tasks=tuple(t.replace(done=True) if t.id in done else t for t in self.roadmap.tasks),
-            errors=self.roadmap.errors,
-            warnings=self.roadmap.warnings,
+        return self.roadmap.replace(
+            tasks=tuple(t.replace(done=True) if t.id in done else t for t in self.roadmap.tasks)
         )
 
     def ready(self) -> list[str]:
