@@ -9,20 +9,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.core.roadmap_edit import is_ticked
+from app.core.values import Value
 from app.gitops.runner import GitRunner
 
 TASK_TRAILER = "ODW-Task"
 RUN_TRAILER = "ODW-Run"
 
 
-class LandedState:
-    """What the base says about a task (a plain class: no dataclass import per landing)."""
+class LandedState(Value):
+    """What the base says about a task (a `Value`: no dataclass import per landing)."""
 
-    __slots__ = ("commits", "ticked")
+    commits: tuple[str, ...]  # newest first: commits on the base with the task's trailer
+    ticked: bool  # the box is ticked in the roadmap on the base
 
     def __init__(self, commits: tuple[str, ...], ticked: bool) -> None:
-        self.commits = commits  # newest first: commits on the base with the task's trailer
-        self.ticked = ticked  # the box is ticked in the roadmap on the base
+        super().__init__(commits=commits, ticked=ticked)
 
     @property
     def landed(self) -> bool:

@@ -30,6 +30,8 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from app.core.values import Value
+
 DEFAULT_TIMEOUT = 30.0  # seed 004: internal git calls
 NETWORK_TIMEOUT = 300.0  # fetch, push, ls-remote
 REDACTED = "***"
@@ -147,16 +149,16 @@ def _child_env() -> dict[bytes, bytes]:
     return env
 
 
-class GitResult:
+class GitResult(Value):
     """What one git call printed and how it ended (`args` already redacted)."""
 
-    __slots__ = ("args", "returncode", "stderr", "stdout")
+    args: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
 
     def __init__(self, args: tuple[str, ...], returncode: int, stdout: str, stderr: str) -> None:
-        self.args = args
-        self.returncode = returncode
-        self.stdout = stdout
-        self.stderr = stderr
+        super().__init__(args=args, returncode=returncode, stdout=stdout, stderr=stderr)
 
     def __repr__(self) -> str:
         return f"GitResult(args={self.args!r}, returncode={self.returncode!r})"
