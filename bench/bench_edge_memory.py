@@ -1,8 +1,8 @@
 """Peak memory for one delivery: a typical 8 KB push beside the worst 25 MB
 bodies, each sent signed to a fresh `odw serve` (SQLite, defaults) and
 followed until the worker has finished with it. Printed per process: the
-HTTP process (reads, checks, stores) and the delivery worker process
-(parses, types, handles), as peak RSS (VmHWM).
+HTTP process (reads, checks, hands over), the intake process (stores) and
+the delivery worker process (parses, types, handles), as peak RSS (VmHWM).
 
 Worst cases: values are capped (webhooks.delivery.MAX_VALUES), so the worst
 accepted body is one with the most expensive values allowed (empty objects,
@@ -55,18 +55,17 @@ def peak_kb(pid: int) -> int:
     return 0
 
 
-def processes(master: int) -> tuple[int, int | None]:
-    """The HTTP worker process and the delivery worker process of `odw serve`."""
+def processes(master: int) -> dict[str, int]:
+    """The pids of `odw serve`'s HTTP worker, intake and delivery worker
+    processes, by name."""
     children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
-    http_pid, worker_pid = None, None
+    found: dict[str, int] = {}
     for pid in map(int, children):
-        cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-        if b"app.cli.main" in cmd:
-            worker_pid = pid
-        else:
-            http_pid = pid
-    assert http_pid is not None
-    return http_pid, worker_pid
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        kind = next((k for k in ("intake", "worker") if k.encode() in argv), "http")
+        found[kind] = pid
+    assert "http" in found
+    return found
 
 
 def send(port: int, body: bytes, delivery_id: str) -> int:
@@ -106,15 +105,14 @@ def main() -> None:
             cmd = [ODW, "serve", "--host", "127.0.0.1", "--port", str(port)]
             with server(cmd, port, {**env, "ODW_DATA_DIR": tmp}) as proc:
                 time.sleep(1.0)  # the delivery worker process has started
-                http_pid, worker_pid = processes(proc.pid)
-                idle = peak_kb(http_pid)
+                pids = processes(proc.pid)
+                idle = peak_kb(pids["http"])
                 status = send(port, body, "memory")
                 outcome = finished(port, "memory") if status == 202 else f"HTTP {status}"
-                web_peak = peak_kb(http_pid)
-                work_peak = peak_kb(worker_pid) if worker_pid else 0
+                peaks = {kind: peak_kb(pid) / 1024 for kind, pid in pids.items()}
         print(
             f"{name:<34} {len(body) / 1e6:6.2f} MB  {outcome:<10} HTTP process "
-            f"{web_peak / 1024:6.0f} MB (idle {idle / 1024:.0f})  worker process "
-            f"{work_peak / 1024:6.0f} MB",
+            f"{peaks['http']:6.0f} MB (idle {idle / 1024:.0f})  intake process "
+            f"{peaks.get('intake', 0):6.0f} MB  worker process {peaks.get('worker', 0):6.0f} MB",
             flush=True,
         )

@@ -126,9 +126,12 @@ def wait_up(port: int, proc: subprocess.Popen[bytes]) -> None:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
             conn.request("GET", "/healthz")
-            conn.getresponse().read()
+            resp = conn.getresponse()
+            resp.read()
             conn.close()
-            return
+            if resp.status == 200:  # ready to store, not merely listening
+                return
+            time.sleep(0.05)
         except OSError:
             time.sleep(0.05)
     raise TimeoutError("server did not start")
@@ -151,12 +154,12 @@ def server(cmd: list[str], port: int, env: dict[str, str]) -> Iterator[subproces
             proc.wait(timeout=10)
 
 
-def session_cpu(session: int) -> tuple[float, float]:
+def session_cpu(session: int) -> tuple[float, float, float]:
     """CPU seconds used so far by the processes of a session: (the gunicorn
-    master and HTTP processes, the delivery worker process); zeros where
-    there is no /proc."""
+    master and HTTP processes, the intake process, the delivery worker
+    process); zeros where there is no /proc."""
     tick = os.sysconf("SC_CLK_TCK")
-    http = worker = 0
+    used_by = {"http": 0, "intake": 0, "worker": 0}
     for entry in Path("/proc").glob("[0-9]*"):
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
@@ -165,12 +168,9 @@ def session_cpu(session: int) -> tuple[float, float]:
             continue
         if int(fields[3]) != session:
             continue
-        used = int(fields[11]) + int(fields[12])
-        if b"worker" in cmdline:
-            worker += used
-        else:
-            http += used
-    return http / tick, worker / tick
+        kind = next((k for k in ("intake", "worker") if k.encode() in cmdline), "http")
+        used_by[kind] += int(fields[11]) + int(fields[12])
+    return used_by["http"] / tick, used_by["intake"] / tick, used_by["worker"] / tick
 
 
 def drive(wrk: str, port: int, body: bytes, workdir: Path, session: int) -> dict[str, float]:
@@ -212,14 +212,16 @@ def drive(wrk: str, port: int, body: bytes, workdir: Path, session: int) -> dict
         # CPU per answer (server processes, during the run): hardly moved by
         # other work on the machine, unlike the rate and the latencies.
         "http_cpu_ms": 1000 * (cpu_after[0] - cpu_before[0]) / max(1, r["requests"]),
-        "worker_cpu_ms": 1000 * (cpu_after[1] - cpu_before[1]) / max(1, r["requests"]),
+        "intake_cpu_ms": 1000 * (cpu_after[1] - cpu_before[1]) / max(1, r["requests"]),
+        "worker_cpu_ms": 1000 * (cpu_after[2] - cpu_before[2]) / max(1, r["requests"]),
     }
 
 
 def show(name: str, f: dict[str, float], base: dict[str, float] | None = None) -> None:
     text = (
         f"{name:<28} {f['rate']:8.0f} deliveries/s  p50 {f['p50']:6.2f} ms  p99 {f['p99']:6.2f} ms"
-        f"  CPU/delivery HTTP {f['http_cpu_ms']:4.2f} ms worker {f['worker_cpu_ms']:4.2f} ms"
+        f"  CPU/delivery HTTP {f['http_cpu_ms']:4.2f} intake {f['intake_cpu_ms']:4.2f}"
+        f" worker {f['worker_cpu_ms']:4.2f} ms"
     )
     if f["errors"]:
         text += f"  ({f['errors']:.0f} errors or non-2xx)"

@@ -18,6 +18,10 @@ def create_noop_app() -> Flask:
     def receive() -> tuple[str, int]:
         return "", 202
 
+    @app.get("/healthz")
+    def healthz() -> tuple[str, int]:
+        return "", 200
+
     return app
 
 

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "squash-merge a task branch onto the base with fetch-rebase-retry",
     ),
     "serve": ("app.cli.serve_cmd", "run the webhook service under gunicorn"),
+    "intake": ("app.cli.serve_cmd", "store deliveries for odw serve (started by odw serve)"),
     "worker": ("app.cli.serve_cmd", "process stored deliveries (no HTTP)"),
     "db": ("app.cli.serve_cmd", "database schema commands"),
     "run": ("app.cli.run_cmd", "run the roadmap of a local clone end to end (local mode)"),

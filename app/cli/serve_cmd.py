@@ -1,10 +1,13 @@
-"""`odw serve`, `odw worker` and `odw db upgrade|status`: run the service."""
+"""`odw serve`, `odw intake`, `odw worker` and `odw db upgrade|status`: run
+the service."""
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Callable
@@ -28,6 +31,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=8000, help="port to bind (default 8000)")
     s.set_defaults(func=run_serve)
+
+    i = sub.add_parser("intake", help="store deliveries for odw serve (started by odw serve)")
+    i.add_argument(
+        "--listen-fd",
+        type=int,
+        required=True,
+        help="inherited descriptor of the listening Unix socket (odw serve passes it)",
+    )
+    i.set_defaults(func=run_intake)
 
     w = sub.add_parser("worker", help="process stored deliveries (no HTTP)")
     w.add_argument("--threads", type=int, default=None, help="worker threads (default ODW_WORKERS)")
@@ -90,8 +102,10 @@ def run_serve(args: argparse.Namespace) -> int:
     from app.logs import configure_logging
     from app.settings import SettingsError
     from app.store import Store
+    from app.store.intake_client import IntakeClient
+    from app.store.intake_server import private_listener
     from app.web.app import create_app
-    from app.web.server import GunicornApp, gunicorn_options
+    from app.web.server import Companion, GunicornApp, gunicorn_options
 
     settings = _settings()
     try:
@@ -102,25 +116,66 @@ def run_serve(args: argparse.Namespace) -> int:
     # Migrate (or check) once in the master, before gunicorn forks its workers.
     open_store(settings).close()
     state: dict[str, Any] = {}
+    # The intake's socket: bound here and inherited by each intake process,
+    # so a restarted intake takes over the same socket.
+    intake = private_listener()
+    python = [sys.executable, "-m", "app.cli.main"]
 
     def factory() -> Any:
         store = Store(settings.database)
         state["store"] = store
-        return create_app(settings, store)
+        return create_app(settings, store, intake=IntakeClient(intake.path))
 
     def post_worker_init(_worker: Any) -> None:
         configure_logging(settings.log_level)
 
     options = gunicorn_options(settings, args.host, args.port)
     hooks: dict[str, Callable[..., Any]] = {"post_worker_init": post_worker_init}
-    # The delivery workers: `odw worker` in its own process, kept alive by the
-    # gunicorn master, so they never take the interpreter from request threads.
-    companion = (
-        [sys.executable, "-m", "app.cli.main", "worker", "--threads", str(settings.workers)]
-        if settings.workers > 0
-        else None
+    fd = intake.sock.fileno()
+    companions = [Companion("intake", [*python, "intake", "--listen-fd", str(fd)], (fd,))]
+    if settings.workers > 0:
+        companions.append(
+            Companion("delivery worker", [*python, "worker", "--threads", str(settings.workers)])
+        )
+    try:
+        GunicornApp(factory, options, hooks).run(companions)
+    finally:
+        intake.close()
+    return 0
+
+
+def run_intake(args: argparse.Namespace) -> int:
+    from app.logs import configure_logging
+    from app.store.intake import BatchWriter
+    from app.store.intake_server import serve_intake
+
+    settings = _settings()
+    configure_logging(settings.log_level)
+    try:
+        listener = socket.socket(fileno=args.listen_fd)
+    except OSError as exc:
+        raise UserError(f"--listen-fd {args.listen_fd}: {exc.strerror or exc}") from None
+    if listener.family != socket.AF_UNIX or listener.type != socket.SOCK_STREAM:
+        listener.detach()
+        raise UserError(f"--listen-fd {args.listen_fd} is not a Unix stream socket")
+    store = open_store(settings)
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        log.info("intake stopping on %s", signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    parent = os.getppid()
+    log.info("intake started", extra={"database": store.describe()})
+    # Also stops when the master is gone (its children are then reparented).
+    serve_intake(
+        BatchWriter(store.inbox), listener, lambda: not stop.is_set() and os.getppid() == parent
     )
-    GunicornApp(factory, options, hooks).run(companion)
+    listener.close()  # this process's copy; the master keeps its own
+    store.close()
+    log.info("intake stopped")
     return 0
 
 

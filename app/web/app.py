@@ -14,7 +14,7 @@ from flask import Flask, Response, jsonify
 
 from app.settings import Settings
 from app.store import Store
-from app.store.intake import GroupCommit
+from app.store.intake import GroupCommit, Intake
 from app.web import metrics
 from app.web.admin import guard_operator_endpoints
 from app.web.edge import WebhookEdge
@@ -27,9 +27,13 @@ def _error(status: int, message: str) -> tuple[Response, int]:
     return jsonify({"error": message}), status
 
 
-def create_app(settings: Settings, store: Store | None = None) -> Flask:
+def create_app(
+    settings: Settings, store: Store | None = None, *, intake: Intake | None = None
+) -> Flask:
     """The Flask app; `store` defaults to the settings' database (schema must
-    already be current: `odw serve` migrates before forking workers)."""
+    already be current: `odw serve` migrates before forking workers).
+    Deliveries are stored through `intake`: by default a writer thread in
+    this process; `odw serve` passes the client of its intake process."""
     settings.require_webhook_secret()
     secrets = settings.webhook_secrets()
     db = store if store is not None else Store.open(settings.database, migrate_schema=False)
@@ -39,7 +43,8 @@ def create_app(settings: Settings, store: Store | None = None) -> Flask:
     # Werkzeug refuses longer bodies before reading them, chunked ones included.
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.extensions["odw_store"] = db
-    app.wsgi_app = WebhookEdge(app.wsgi_app, secrets, GroupCommit(db.inbox))  # type: ignore[method-assign]
+    intake = intake or GroupCommit(db.inbox)
+    app.wsgi_app = WebhookEdge(app.wsgi_app, secrets, intake)  # type: ignore[method-assign]
 
     @app.errorhandler(413)
     def too_large(_exc: Any) -> tuple[Response, int]:
@@ -47,9 +52,14 @@ def create_app(settings: Settings, store: Store | None = None) -> Flask:
 
     @app.get("/healthz")
     def healthz() -> tuple[Response, int]:
-        if db.ping():
-            return jsonify({"status": "ok", "database": "ok"}), 200
-        return jsonify({"status": "unavailable", "database": "unreachable"}), 503
+        # Ready means a delivery sent now would be stored and answered.
+        parts = {
+            "database": "ok" if db.ping() else "unreachable",
+            "intake": "ok" if intake.ready() else "unreachable",
+        }
+        if all(v == "ok" for v in parts.values()):
+            return jsonify({"status": "ok", **parts}), 200
+        return jsonify({"status": "unavailable", **parts}), 503
 
     @app.get("/metrics")
     def prometheus() -> Response:

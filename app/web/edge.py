@@ -2,7 +2,7 @@
 
 The request path is: read the body (bounded), check the signature, the
 bounded checks of `webhooks.delivery`, one durable insert shared with the
-requests that arrive together (`GroupCommit`), answer. Flask's request and
+requests that arrive together (`app.store.intake`), answer. Flask's request and
 response machinery cost more than all of that together, so this one route
 does without it; every other path goes on to Flask unchanged.
 """
@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from app.store.inbox import NewDelivery
-from app.store.intake import GroupCommit
+from app.store.intake import Intake
+from app.store.intake_client import IntakeUnavailable
 from webhooks.delivery import MAX_BODY_BYTES, BadDelivery, parse_delivery
 from webhooks.signature import verify
 
@@ -45,7 +46,7 @@ class WebhookEdge:
         self,
         fallback: WSGIApp,
         secrets: list[str],
-        intake: GroupCommit,
+        intake: Intake,
         max_body: int = MAX_BODY_BYTES,
     ) -> None:
         self.fallback = fallback
@@ -93,6 +94,9 @@ class WebhookEdge:
             new = self.intake.record(
                 NewDelivery(d.id, d.event, d.action, d.installation_id, d.body)
             )
+        except IntakeUnavailable as exc:
+            log.error("could not store the delivery: %s", exc, extra={"delivery": d.id})
+            return 503, {"error": "the delivery could not be stored; nothing was accepted"}
         except Exception:
             log.exception("could not store the delivery", extra={"delivery": d.id})
             return 503, {"error": "the delivery could not be stored; nothing was accepted"}

@@ -1,10 +1,11 @@
 """Running a WSGI app under gunicorn from inside `odw`, with ODW's settings.
 
 The same options serve the real app and the benchmark's no-op baseline, so
-the two are compared under identical server settings. The delivery workers
-run in a process of their own (`odw worker`), started and restarted by the
-gunicorn master, so they never compete with request threads for one
-interpreter.
+the two are compared under identical server settings. Beside the HTTP
+workers the gunicorn master keeps companion processes alive: the intake
+(`odw intake`, which stores every HTTP process's deliveries) and the
+delivery workers (`odw worker`), so neither competes with request threads
+for one interpreter.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import subprocess
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
@@ -25,19 +27,20 @@ from app.web.whole_requests import worker_class
 
 log = logging.getLogger("odw.serve")
 
-# Request threads mostly wait for the shared commit, not for the CPU; enough
-# of them per core lets a burst fill one commit instead of queueing for it.
+# Request threads mostly wait for the intake's shared commit, not for the
+# CPU; enough of them per core lets a burst fill one commit instead of
+# queueing for it.
 THREADS_PER_CORE = 8
 
 
 def http_shape(settings: Settings, cores: int | None = None) -> tuple[int, int]:
-    """(processes, threads per process) for gunicorn. One process on SQLite
-    (one writer per file commits best, and group commit needs the requests in
-    one place); on PostgreSQL one per two cores, leaving the rest to the
-    delivery workers and the database. Threads from the cores per process."""
+    """(processes, threads per process) for gunicorn: one process per two
+    cores, leaving the rest to the intake, the delivery workers and the
+    database (one process holds about one core: its interpreter lock), and
+    threads from the cores per process. The intake process commits for all
+    of them, so the shape is the same on SQLite and PostgreSQL."""
     cores = cores or os.cpu_count() or 1
-    sqlite = settings.database.startswith("sqlite")
-    processes = settings.http_processes or (1 if sqlite else max(1, cores // 2))
+    processes = settings.http_processes or max(1, cores // 2)
     per_process = max(1, cores // processes)
     threads = settings.http_threads or min(64, THREADS_PER_CORE * per_process)
     return processes, threads
@@ -128,54 +131,71 @@ class GunicornApp(BaseApplication):  # type: ignore[misc]
     def load(self) -> Any:
         return self.factory()
 
-    def run(self, companion: Sequence[str] | None = None) -> None:
-        """Serve until stopped; `companion`, when given, is a command the
-        master keeps running beside the HTTP workers (restarted if it exits)."""
-        CompanionArbiter(self, companion).run()
+    def run(self, companions: Sequence[Companion] = ()) -> None:
+        """Serve until stopped, keeping `companions` running beside the HTTP
+        workers (each restarted if it exits)."""
+        CompanionArbiter(self, companions).run()
+
+
+@dataclass
+class Companion:
+    """A process the master keeps alive: `argv`, with `pass_fds` inherited."""
+
+    name: str
+    argv: list[str]
+    pass_fds: tuple[int, ...] = ()
+    proc: subprocess.Popen[bytes] | None = None
+    restarts: int = 0
+    due: float = 0.0
 
 
 class CompanionArbiter(Arbiter):  # type: ignore[misc]
-    """gunicorn's master, also keeping one companion process alive: checked
-    each time the master tends its workers (about once a second)."""
+    """gunicorn's master, also keeping companion processes alive: started
+    before the HTTP workers, checked each time the master tends its workers
+    (about once a second)."""
 
     RESTART_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)
 
-    def __init__(self, app: Any, companion: Sequence[str] | None) -> None:
+    def __init__(self, app: Any, companions: Sequence[Companion]) -> None:
         super().__init__(app)
-        self.companion = list(companion) if companion else None
-        self.companion_proc: subprocess.Popen[bytes] | None = None
-        self.companion_restarts = 0
-        self.companion_due = 0.0
+        self.companions = list(companions)
+
+    def start(self) -> None:
+        super().start()
+        self._tend_companions()
 
     def manage_workers(self) -> None:
         super().manage_workers()
-        if self.companion is None:
-            return
-        proc = self.companion_proc
-        if proc is not None and proc.poll() is None:
-            return
+        self._tend_companions()
+
+    def _tend_companions(self) -> None:
         now = time.monotonic()
-        if proc is not None:
-            # The master reaps every child, so the exit status may be lost.
-            log.error("delivery worker process %s exited; restarting", proc.pid)
-            self.companion_proc = None
-            delay = self.RESTART_DELAYS[min(self.companion_restarts, 4)]
-            self.companion_restarts += 1
-            self.companion_due = now + delay
-        if now >= self.companion_due:
-            self.companion_proc = subprocess.Popen(self.companion)
-            log.info("delivery worker process %s started", self.companion_proc.pid)
+        for c in self.companions:
+            if c.proc is not None and c.proc.poll() is None:
+                continue
+            if c.proc is not None:
+                # The master reaps every child, so the exit status may be lost.
+                log.error("%s process %s exited; restarting", c.name, c.proc.pid)
+                c.proc = None
+                c.due = now + self.RESTART_DELAYS[min(c.restarts, 4)]
+                c.restarts += 1
+            if now >= c.due:
+                c.proc = subprocess.Popen(c.argv, pass_fds=c.pass_fds)
+                log.info("%s process %s started", c.name, c.proc.pid)
 
     def stop(self, graceful: bool = True) -> None:
+        # The HTTP workers finish first: their last requests still need the intake.
         super().stop(graceful)
-        proc, self.companion_proc = self.companion_proc, None
-        self.companion = None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(timeout=self.cfg.graceful_timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        except ChildProcessError:
-            pass
+        companions, self.companions = self.companions, []
+        for c in companions:
+            if c.proc is not None and c.proc.poll() is None:
+                c.proc.terminate()
+        for c in companions:
+            if c.proc is None:
+                continue
+            try:
+                c.proc.wait(timeout=self.cfg.graceful_timeout)
+            except subprocess.TimeoutExpired:
+                c.proc.kill()
+            except ChildProcessError:
+                pass

@@ -114,8 +114,8 @@ def service_database(kind: str, tmp_path: Path) -> Iterator[tuple[str, dict[str,
 def test_kill_9_while_deliveries_are_in_flight_loses_nothing_and_repeats_nothing(
     tmp_path: Path, kind: str
 ) -> None:
-    """16 clients fire; the whole service (master, HTTP process, delivery
-    worker process) is killed with SIGKILL half way; after a restart every
+    """16 clients fire; the whole service (master, HTTP process, intake
+    process, delivery worker process) is killed with SIGKILL half way; after a restart every
     acknowledged delivery is processed exactly once."""
     examples = oracle.require("push", "pull_request", "issue_comment", "workflow_run")
     log = tmp_path / "serve.log"
@@ -184,6 +184,43 @@ def test_kill_9_while_deliveries_are_in_flight_loses_nothing_and_repeats_nothing
         store.close()
     # The kill must have caught work in flight, or the test proved nothing.
     assert unfinished, "every delivery was already finished when the service was killed"
+
+
+def session_processes(session: int, arg: str) -> list[int]:
+    """Pids of the session's processes with `arg` among their arguments."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == session and arg.encode() in argv:
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_killed_intake_is_restarted_and_deliveries_meanwhile_are_kept(tmp_path: Path) -> None:
+    """The intake process alone dies (SIGKILL): the master starts another on
+    the same socket, and a delivery sent in between waits for it and is
+    stored before it is acknowledged, never refused."""
+    (example, *_) = oracle.require("push")
+    log = tmp_path / "serve.log"
+    with running_service(tmp_path, SECRET, log, ODW_WORKERS="0") as (port, proc):
+        body, headers = oracle.signed(SECRET, "push", example.as_app_delivery(), "before-kill")
+        assert request(port, "POST", "/webhooks", body, headers)[0] == 202
+        (intake,) = session_processes(proc.pid, "intake")
+        os.kill(intake, signal.SIGKILL)
+        body, headers = oracle.signed(SECRET, "push", example.as_app_delivery(), "after-kill")
+        status, answer = request(port, "POST", "/webhooks", body, headers, timeout=30)
+        assert (status, json.loads(answer)["status"]) == (202, "received")
+        (restarted,) = session_processes(proc.pid, "intake")
+        assert restarted != intake
+        assert request(port, "GET", "/healthz")[0] == 200
+    store = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}", migrate_schema=False)
+    assert store.inbox.get("after-kill") is not None
+    store.close()
+    assert "intake process" in log.read_text() and "exited; restarting" in log.read_text()
 
 
 def test_serve_without_a_secret_is_one_clear_line(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -11,6 +12,7 @@ from app.service.handlers import build_router
 from app.service.worker import DeliveryWorker, WorkerConfig
 from app.settings import Settings, SettingsError
 from app.store import Store
+from app.store.intake_client import IntakeClient
 from app.web import create_app
 from tests.store.reads import recorded_per_delivery
 from tests.webhooks import oracle
@@ -210,11 +212,29 @@ def test_metrics_report_outcomes_queue_and_outbox(client: FlaskClient, store: St
 
 
 def test_healthz_reflects_the_database(client: FlaskClient, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    assert client.get("/healthz").get_json() == {"status": "ok", "database": "ok"}
+    assert client.get("/healthz").get_json() == {"status": "ok", "database": "ok", "intake": "ok"}
     down = Store("postgresql+psycopg://nobody@127.0.0.1:1/none?connect_timeout=2")
     settings = Settings(webhook_secret=SECRET, data_dir=tmp_path)  # type: ignore[arg-type]
     resp = create_app(settings, down).test_client().get("/healthz")
     assert resp.status_code == 503
+
+
+def test_without_its_intake_a_delivery_is_503_and_healthz_says_why(
+    store: Store, tmp_path: Path
+) -> None:
+    """Served with an intake process (`odw serve`) that cannot be reached."""
+    settings = Settings(webhook_secret=SECRET, data_dir=tmp_path)  # type: ignore[arg-type]
+    gone = IntakeClient(str(tmp_path / "no-intake.sock"))
+    client = create_app(settings, store, intake=gone).test_client()
+    (example, *_) = oracle.require("push")
+    body, headers = oracle.signed(SECRET, "push", example.as_app_delivery(), "d-unstored")
+    resp = post(client, body, headers)
+    assert resp.status_code == 503
+    assert resp.get_json() == {"error": "the delivery could not be stored; nothing was accepted"}
+    assert store.inbox.get("d-unstored") is None
+    health = client.get("/healthz")
+    assert health.status_code == 503
+    assert health.get_json() == {"status": "unavailable", "database": "ok", "intake": "unreachable"}
 
 
 def test_the_app_refuses_to_start_without_a_secret(store: Store, tmp_path) -> None:  # type: ignore[no-untyped-def]
