@@ -144,6 +144,19 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def stop_on_signals(what: str) -> threading.Event:
+    """An event set by SIGTERM or SIGINT: a companion process's way to stop."""
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        log.info("%s stopping on %s", what, signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    return stop
+
+
 def run_intake(args: argparse.Namespace) -> int:
     from app.logs import configure_logging
     from app.store.intake import BatchWriter
@@ -159,14 +172,7 @@ def run_intake(args: argparse.Namespace) -> int:
         listener.detach()
         raise UserError(f"--listen-fd {args.listen_fd} is not a Unix stream socket")
     store = open_store(settings)
-    stop = threading.Event()
-
-    def on_signal(signum: int, _frame: object) -> None:
-        log.info("intake stopping on %s", signal.Signals(signum).name)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = stop_on_signals("intake")
     parent = os.getppid()
     log.info("intake started", extra={"database": store.describe()})
     # Also stops when the master is gone (its children are then reparented).
@@ -191,14 +197,7 @@ def run_worker(args: argparse.Namespace) -> int:
     if threads < 1:
         raise UserError("odw worker needs at least one thread (--threads or ODW_WORKERS)")
     store = open_store(settings)
-    stop = threading.Event()
-
-    def on_signal(signum: int, _frame: object) -> None:
-        log.info("stopping on %s", signal.Signals(signum).name)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = stop_on_signals("worker")
     pool = WorkerPool(store, build_router(), worker_config(settings), threads).start()
     host = AppHost.from_settings(settings, store)
     if host is not None:
