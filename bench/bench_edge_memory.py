@@ -16,6 +16,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import secrets
 import sys
 import tempfile
 import time
@@ -26,6 +27,7 @@ from webhooks.delivery import MAX_BODY_BYTES, MAX_VALUES
 from webhooks.signature import sign
 
 ODW = str(Path(sys.executable).with_name("odw"))
+ADMIN = secrets.token_hex(16)
 SIZE = MAX_BODY_BYTES - 1000
 
 
@@ -86,7 +88,10 @@ def finished(port: int, delivery_id: str, timeout: float = 120) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        conn.request("GET", f"/api/deliveries/{delivery_id}")
+        # /api/* answers only the admin token (404 when none is configured).
+        conn.request(
+            "GET", f"/api/deliveries/{delivery_id}", headers={"Authorization": f"Bearer {ADMIN}"}
+        )
         resp = conn.getresponse()
         data = resp.read()
         if resp.status == 200 and json.loads(data)["status"] not in ("received", "processing"):
@@ -97,7 +102,7 @@ def finished(port: int, delivery_id: str, timeout: float = 120) -> str:
 
 def main() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
-    env.update(ODW_WEBHOOK_SECRET=SECRET, ODW_LOG_LEVEL="WARNING")
+    env.update(ODW_WEBHOOK_SECRET=SECRET, ODW_ADMIN_TOKEN=ADMIN, ODW_LOG_LEVEL="WARNING")
     print("peak RSS (VmHWM) of each process of a fresh `odw serve` after one delivery")
     for name, body in bodies():
         with tempfile.TemporaryDirectory() as tmp:
