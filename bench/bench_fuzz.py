@@ -1,7 +1,8 @@
-"""The `/webhooks` fuzz at 10,000 cases (tests/webhooks/fuzz.py), on SQLite and,
-when ODW_TEST_DATABASE_URL is set, PostgreSQL. Prints the cases run, the
-answers by status and the cases per second beside the baseline: the same
-number of well-formed signed deliveries through the same app in the same run.
+"""The `/webhooks` fuzz at 10,000 cases (tests/webhooks/fuzz.py), on SQLite and
+PostgreSQL (ODW_TEST_DATABASE_URL, else the local default, when it answers).
+Prints the cases run, the answers by status and the cases per second beside
+the baseline: the same number of well-formed signed deliveries through the
+same app in the same run.
 Any 5xx, traceback or stored refusal stops it with the failing case."""
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from app.settings import Settings
 from app.store import Store
 from app.web import create_app
-from tests.store.databases import postgres_base_url, postgres_schema_url
+from bench.support import postgres_url
+from tests.store.databases import postgres_schema_url
 from tests.webhooks import oracle
 from tests.webhooks.fuzz import Case, Examples, Fuzzer, cases, watching_logs
 from webhooks.signature import sign
@@ -85,7 +87,7 @@ def main() -> None:
     if not examples:
         print("skipped: GitHub's webhook examples are not installed (`make oracles`)")
         return
-    kinds = ["sqlite"] + (["postgres"] if postgres_base_url() else [])
+    kinds = ["sqlite"] + (["postgres"] if postgres_url() else [])
     for kind in kinds:
         with tempfile.TemporaryDirectory() as tmp_dir, _store(kind, Path(tmp_dir)) as store:
             tmp = Path(tmp_dir)
@@ -98,7 +100,7 @@ def main() -> None:
             print(f"{kind}: {rate:,.0f} fuzz cases/s  "
                   f"(baseline: {base:,.0f} well-formed deliveries/s)")  # fmt: skip
     if "postgres" not in kinds:
-        print("postgres: skipped (set ODW_TEST_DATABASE_URL)")
+        print("postgres: skipped (no PostgreSQL answers: set ODW_TEST_DATABASE_URL)")
 
 
 if __name__ == "__main__":

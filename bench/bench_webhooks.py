@@ -30,6 +30,7 @@ from pathlib import Path
 
 from app.settings import Settings
 from app.web.server import http_shape
+from bench.support import postgres_url
 from webhooks.signature import sign
 
 CONNECTIONS = int(os.environ.get("BENCH_WEBHOOK_CONNECTIONS", "16"))
@@ -38,7 +39,6 @@ SECONDS = int(os.environ.get("BENCH_WEBHOOK_SECONDS", "8"))
 BODY_BYTES = 8192
 SECRET = secrets.token_hex(16)
 ODW = str(Path(sys.executable).with_name("odw"))
-PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 # Each wrk thread numbers its requests; the delivery id is unique per run.
 LUA = r"""
@@ -229,19 +229,6 @@ def show(name: str, f: dict[str, float], base: dict[str, float] | None = None) -
         text += f"  | x{f['rate'] / base['rate']:.2f} of the no-op's throughput"
         text += "  (goal >= 0.5x, p99 < 20 ms)"
     print(text, flush=True)
-
-
-def postgres_url() -> str | None:
-    url = os.environ.get("ODW_TEST_DATABASE_URL") or PG_DEFAULT
-    try:
-        import psycopg
-
-        plain = url.replace("postgresql+psycopg://", "postgresql://")
-        with psycopg.connect(plain, connect_timeout=2):
-            pass
-    except Exception:
-        return None
-    return url
 
 
 @contextmanager

@@ -1,4 +1,5 @@
-"""What several benchmarks share: a generated roadmap and whole-process timing.
+"""What several benchmarks share: a generated roadmap, whole-process timing and
+the PostgreSQL to measure against.
 
 Not a benchmark itself (`python -m bench` runs only `bench_*.py` modules).
 """
@@ -6,6 +7,7 @@ Not a benchmark itself (`python -m bench` runs only `bench_*.py` modules).
 from __future__ import annotations
 
 import compileall
+import os
 import resource
 import statistics
 import subprocess
@@ -94,3 +96,23 @@ def compile_like_an_install() -> None:
     would otherwise compile every module it imports from source in every process.
     """
     compileall.compile_dir(Path(app.__file__).parent, quiet=1)
+
+
+PG_ENV = "ODW_TEST_DATABASE_URL"
+PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def postgres_url() -> str | None:
+    """`ODW_TEST_DATABASE_URL`, else the local default, when it answers; and
+    set in the environment, so helpers that read it find the same one."""
+    url = os.environ.get(PG_ENV) or PG_DEFAULT
+    try:
+        import psycopg
+
+        plain = url.replace("postgresql+psycopg://", "postgresql://")
+        with psycopg.connect(plain, connect_timeout=2):
+            pass
+    except Exception:
+        return None
+    os.environ[PG_ENV] = url
+    return url
