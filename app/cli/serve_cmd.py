@@ -99,6 +99,8 @@ def open_store(settings: Settings, *, migrate: bool | None = None) -> Store:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    import tempfile
+
     from app.logs import configure_logging
     from app.settings import SettingsError
     from app.store import Store
@@ -118,7 +120,13 @@ def run_serve(args: argparse.Namespace) -> int:
     state: dict[str, Any] = {}
     # The intake's socket: bound here and inherited by each intake process,
     # so a restarted intake takes over the same socket.
-    intake = private_listener()
+    try:
+        intake = private_listener()
+    except OSError as exc:
+        raise UserError(
+            f"cannot create the intake socket in {tempfile.gettempdir()}: "
+            f"{exc.strerror or exc} (set TMPDIR to a short, writable directory)"
+        ) from None
     python = [sys.executable, "-m", "app.cli.main"]
 
     def factory() -> Any:

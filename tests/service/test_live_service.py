@@ -239,6 +239,26 @@ def test_serve_without_a_secret_is_one_clear_line(tmp_path: Path) -> None:
     assert "ODW_WEBHOOK_SECRET is not set" in result.stderr
 
 
+def test_serve_where_no_socket_fits_is_one_clear_line(tmp_path: Path) -> None:
+    """A Unix socket's path holds about 100 bytes: a deep TMPDIR is named."""
+    deep = tmp_path / ("d" * 120)
+    deep.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
+    env.update(ODW_DATA_DIR=str(tmp_path), ODW_WEBHOOK_SECRET=SECRET, TMPDIR=str(deep))
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("odw")), "serve", "--port", str(free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    assert f"cannot create the intake socket in {deep}" in result.stderr
+    assert "set TMPDIR" in result.stderr
+
+
 def test_make_run_serves_healthz(tmp_path: Path) -> None:
     venv = Path(sys.executable).parent.parent
     if not (venv / ".installed-stamp").is_file():
