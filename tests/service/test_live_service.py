@@ -223,17 +223,21 @@ def test_a_killed_intake_is_restarted_and_deliveries_meanwhile_are_kept(tmp_path
     assert "intake process" in log.read_text() and "exited; restarting" in log.read_text()
 
 
-def test_serve_without_a_secret_is_one_clear_line(tmp_path: Path) -> None:
+def serve_refused(env_extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`odw serve` run with only `env_extra` of ODW's settings, expected to refuse."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
-    env["ODW_DATA_DIR"] = str(tmp_path)
-    result = subprocess.run(
+    return subprocess.run(
         [str(Path(sys.executable).with_name("odw")), "serve", "--port", str(free_port())],
-        env=env,
+        env={**env, **env_extra},
         capture_output=True,
         text=True,
         timeout=30,
         check=False,
     )
+
+
+def test_serve_without_a_secret_is_one_clear_line(tmp_path: Path) -> None:
+    result = serve_refused({"ODW_DATA_DIR": str(tmp_path)})
     assert result.returncode == 1
     assert result.stderr.strip().count("\n") == 0
     assert "ODW_WEBHOOK_SECRET is not set" in result.stderr
@@ -243,15 +247,8 @@ def test_serve_where_no_socket_fits_is_one_clear_line(tmp_path: Path) -> None:
     """A Unix socket's path holds about 100 bytes: a deep TMPDIR is named."""
     deep = tmp_path / ("d" * 120)
     deep.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
-    env.update(ODW_DATA_DIR=str(tmp_path), ODW_WEBHOOK_SECRET=SECRET, TMPDIR=str(deep))
-    result = subprocess.run(
-        [str(Path(sys.executable).with_name("odw")), "serve", "--port", str(free_port())],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
+    result = serve_refused(
+        {"ODW_DATA_DIR": str(tmp_path), "ODW_WEBHOOK_SECRET": SECRET, "TMPDIR": str(deep)}
     )
     assert result.returncode == 1
     assert result.stderr.strip().count("\n") == 0, result.stderr
