@@ -273,15 +273,20 @@ class Inbox(Part):
             raise LeaseLost(delivery_id)
 
 
+def _held(delivery_id: object, owner: object):  # type: ignore[no-untyped-def]
+    """The fence: the delivery is still processing under `owner`'s lease."""
+    return and_(
+        deliveries.c.id == delivery_id,
+        deliveries.c.status == "processing",
+        deliveries.c.lease_owner == owner,
+    )
+
+
 # Built once: the worker finishes every delivery with it, and building an
 # UPDATE (its values coerced, its cache key made) cost more than running it.
 _FINISH = (
     update(deliveries)
-    .where(
-        deliveries.c.id == bindparam("b_id"),
-        deliveries.c.status == "processing",
-        deliveries.c.lease_owner == bindparam("b_owner"),
-    )
+    .where(_held(bindparam("b_id"), bindparam("b_owner")))
     .values(
         status=bindparam("b_status"),
         error=bindparam("b_error"),
@@ -291,14 +296,6 @@ _FINISH = (
         lease_expires_at=None,
     )
 )
-
-
-def _held(delivery_id: str, owner: str):  # type: ignore[no-untyped-def]
-    return and_(
-        deliveries.c.id == delivery_id,
-        deliveries.c.status == "processing",
-        deliveries.c.lease_owner == owner,
-    )
 
 
 def _delivery(row) -> Delivery:  # type: ignore[no-untyped-def]

@@ -98,7 +98,6 @@ class GroupCommit:
     stored or refused (see `Intake`)."""
 
     def __init__(self, inbox: Inbox, max_batch: int = MAX_BATCH) -> None:
-        self.inbox = inbox
         self.max_batch = max_batch
         self._cond = threading.Condition(threading.Lock())
         self._queue: list[_Waiting] = []

@@ -115,20 +115,22 @@ def _commit(
 ) -> None:
     stored = iter(writer.write([d for _, d in arrived if d is not None]))
     for conn, d in arrived:
-        result = PONG if d is None else next(stored)
+        answer = PONG if d is None else _answer(next(stored))
         if conn not in readers:
             continue  # dropped meanwhile; its client reads an error
-        if isinstance(result, Exception):
-            log.error("delivery not stored: %s", result)
-            answer = FAILED
-        else:
-            answer = result if isinstance(result, bytes) else NEW if result else DUPLICATE
         try:
             # One byte to a client waiting for it: the buffer has room.
             if conn.send(answer) != 1:
                 raise OSError("answer not sent")
         except OSError:
             _close(conn, sel, readers)
+
+
+def _answer(result: bool | Exception) -> bytes:
+    if isinstance(result, Exception):
+        log.error("delivery not stored: %s", result)
+        return FAILED
+    return NEW if result else DUPLICATE
 
 
 def _close(

@@ -4,9 +4,9 @@ A request is a 4-byte length, then the fixed head (`HEAD`: the lengths of
 the id, event and action, the installation id with a flag for none), the
 three texts in UTF-8 and the body. The answer is `NEW`, `DUPLICATE` or
 `FAILED`, one per request, in order. An empty frame (`PING`) asks whether
-the intake is serving and is answered `PONG` in its turn. Fixed fields rather than a general
-serialiser: the reader is a process that stores what it reads, so it
-decodes only lengths and texts it can check.
+the intake is serving and is answered `PONG` in its turn. Fixed fields
+rather than a general serialiser: the reader is a process that stores what
+it reads, so it decodes only lengths and texts it can check.
 """
 
 from __future__ import annotations
@@ -74,22 +74,25 @@ def decode(frame: memoryview) -> NewDelivery:
     id_len, event_len, action_len, has_installation, installation = HEAD.unpack_from(frame)
     if has_installation > 1 or (not has_installation and installation):
         raise WireError("bad installation flag")
-    texts = HEAD.size + id_len + event_len + (0 if action_len == _NO_ACTION else action_len)
-    if max(id_len, event_len) > MAX_TEXT or texts > len(frame):
+    lengths = (id_len, event_len, 0 if action_len == _NO_ACTION else action_len)
+    if max(lengths) > MAX_TEXT:
+        raise WireError("a text longer than the edge allows")
+    texts = HEAD.size + sum(lengths)
+    if texts > len(frame):
         raise WireError("texts longer than the frame")
+    decoded = []
+    pos = HEAD.size
     try:
-        pos = HEAD.size
-        ident = str(frame[pos : pos + id_len], "utf-8")
-        pos += id_len
-        event = str(frame[pos : pos + event_len], "utf-8")
-        pos += event_len
-        action = None
-        if action_len != _NO_ACTION:
-            if action_len > MAX_TEXT:
-                raise WireError("action longer than the edge allows")
-            action = str(frame[pos : pos + action_len], "utf-8")
+        for n in lengths:
+            decoded.append(str(frame[pos : pos + n], "utf-8"))
+            pos += n
     except UnicodeDecodeError:
         raise WireError("texts are not UTF-8") from None
+    ident, event, action = decoded
     return NewDelivery(
-        ident, event, action, installation if has_installation else None, bytes(frame[texts:])
+        ident,
+        event,
+        None if action_len == _NO_ACTION else action,
+        installation if has_installation else None,
+        bytes(frame[texts:]),
     )

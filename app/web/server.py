@@ -177,7 +177,7 @@ class CompanionArbiter(Arbiter):  # type: ignore[misc]
                 # The master reaps every child, so the exit status may be lost.
                 log.error("%s process %s exited; restarting", c.name, c.proc.pid)
                 c.proc = None
-                c.due = now + self.RESTART_DELAYS[min(c.restarts, 4)]
+                c.due = now + self.RESTART_DELAYS[min(c.restarts, len(self.RESTART_DELAYS) - 1)]
                 c.restarts += 1
             if now >= c.due:
                 c.proc = subprocess.Popen(c.argv, pass_fds=c.pass_fds)
