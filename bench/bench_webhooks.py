@@ -30,7 +30,7 @@ from pathlib import Path
 
 from app.settings import Settings
 from app.web.server import http_shape
-from bench.support import postgres_url
+from bench.support import postgres_url, session_members
 from webhooks.signature import sign
 
 CONNECTIONS = int(os.environ.get("BENCH_WEBHOOK_CONNECTIONS", "16"))
@@ -160,15 +160,8 @@ def session_cpu(session: int) -> tuple[float, float, float]:
     process); zeros where there is no /proc."""
     tick = os.sysconf("SC_CLK_TCK")
     used_by = {"http": 0, "intake": 0, "worker": 0}
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
-        except (OSError, IndexError):
-            continue
-        if int(fields[3]) != session:
-            continue
-        kind = next((k for k in ("intake", "worker") if k.encode() in cmdline), "http")
+    for _pid, argv, fields in session_members(session):
+        kind = next((k for k in ("intake", "worker") if k.encode() in argv), "http")
         used_by[kind] += int(fields[11]) + int(fields[12])
     return used_by["http"] / tick, used_by["intake"] / tick, used_by["worker"] / tick
 

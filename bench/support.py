@@ -12,7 +12,7 @@ import resource
 import statistics
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,3 +116,17 @@ def postgres_url() -> str | None:
         return None
     os.environ[PG_ENV] = url
     return url
+
+
+def session_members(session: int) -> Iterator[tuple[int, list[bytes], list[str]]]:
+    """The processes of a session (a service started with its own session):
+    pid, arguments and the `/proc/<pid>/stat` fields after the name; none
+    where there is no /proc."""
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == session:
+            yield int(entry.name), argv, fields

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from app.store import Store
+from bench.support import session_members
 from tests.conftest import REPO_ROOT
 from tests.service.live import free_port, kill_group, request, running_service, wait_healthy
 from tests.store.databases import database_url
@@ -188,16 +189,7 @@ def test_kill_9_while_deliveries_are_in_flight_loses_nothing_and_repeats_nothing
 
 def session_processes(session: int, arg: str) -> list[int]:
     """Pids of the session's processes with `arg` among their arguments."""
-    found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except (OSError, IndexError):
-            continue
-        if int(fields[3]) == session and arg.encode() in argv:
-            found.append(int(entry.name))
-    return found
+    return [pid for pid, argv, _ in session_members(session) if arg.encode() in argv]
 
 
 def test_a_killed_intake_is_restarted_and_deliveries_meanwhile_are_kept(tmp_path: Path) -> None:
