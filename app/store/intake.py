@@ -16,19 +16,27 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, Engine
 
-from app.store.engine import write_transaction_on
+from app.store.engine import ACKNOWLEDGING, is_sqlite, write_transaction_on
 from app.store.inbox import Inbox, NewDelivery
 
 log = logging.getLogger("odw.intake")
 
 MAX_BATCH = 256
 IDLE_SECONDS = 30.0
+# When an SQLite writer's WAL is folded back into the database (its own
+# commits never do it: see ACKNOWLEDGING): once no delivery has come for this
+# long, or once this much has been written since the last fold, whatever
+# the traffic. A fold copies what was written and syncs: under a burst it
+# would stall the commits that answer senders.
+CHECKPOINT_QUIET_SECONDS = 0.25
+CHECKPOINT_MAX_BYTES = 64 << 20
 
 
 class Intake(Protocol):
@@ -44,11 +52,15 @@ class Intake(Protocol):
 
 
 class BatchWriter:
-    """Stores batches on one kept connection (no pool round trip per commit)."""
+    """Stores batches on one kept connection (no pool round trip per commit),
+    as acknowledging writes: on SQLite they go before other writers and a
+    checkpointer thread takes checkpoints off their commits."""
 
-    def __init__(self, inbox: Inbox) -> None:
+    def __init__(self, inbox: Inbox, quiet_seconds: float = CHECKPOINT_QUIET_SECONDS) -> None:
         self.inbox = inbox
+        self.quiet_seconds = quiet_seconds
         self._conn: Connection | None = None
+        self._checkpointer: Checkpointer | None = None
 
     def write(self, batch: Sequence[NewDelivery]) -> list[bool | Exception]:
         """Per delivery, in order: new (True), already stored (False; within
@@ -57,7 +69,9 @@ class BatchWriter:
             return []
         try:
             if self._conn is None:
-                self._conn = self.inbox.engine.connect()
+                self._conn = self.inbox.engine.connect().execution_options(**ACKNOWLEDGING)
+                if is_sqlite(self.inbox.engine) and self._checkpointer is None:
+                    self._checkpointer = Checkpointer(self.inbox.engine, self.quiet_seconds)
             with write_transaction_on(self._conn) as tx:
                 stored = self.inbox.record_many(batch, tx=tx)
         except Exception as exc:
@@ -67,6 +81,8 @@ class BatchWriter:
             # One row the database refuses must not fail its neighbours.
             log.warning("batch of %d failed (%s); storing one by one", len(batch), exc)
             return [result for one in batch for result in self.write([one])]
+        if self._checkpointer is not None:
+            self._checkpointer.wrote(sum(len(d.body) for d in batch))
         seen: set[str] = set()
         results: list[bool | Exception] = []
         for d in batch:
@@ -76,12 +92,69 @@ class BatchWriter:
 
     def close(self, broken: bool = False) -> None:
         """Drop the kept connection; after a failure it may be broken."""
+        if not broken and self._checkpointer is not None:
+            self._checkpointer.stop()
+            self._checkpointer = None
         conn, self._conn = self._conn, None
         if conn is not None:
             with contextlib.suppress(Exception):
                 if broken:
                     conn.invalidate()
                 conn.close()
+
+
+class Checkpointer:
+    """A thread folding an SQLite database's WAL back into it when the writer
+    it serves is quiet for `quiet_seconds`, or has written `max_bytes` since
+    the last fold. On a connection of its own, PASSIVE: it waits for nobody,
+    and writers go on meanwhile. A last fold runs when it is stopped."""
+
+    def __init__(
+        self, engine: Engine, quiet_seconds: float, max_bytes: int = CHECKPOINT_MAX_BYTES
+    ) -> None:
+        self.engine = engine
+        self.quiet_seconds = quiet_seconds
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._unfolded = 0
+        self._last_write = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="odw-checkpoint", daemon=True)
+        self._thread.start()
+
+    def wrote(self, size: int) -> None:
+        with self._lock:
+            self._unfolded += size
+            self._last_write = time.monotonic()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.quiet_seconds):
+            with self._lock:
+                due = self._unfolded > 0 and (
+                    self._unfolded >= self.max_bytes
+                    or time.monotonic() - self._last_write >= self.quiet_seconds
+                )
+                if due:
+                    self._unfolded = 0
+            if due:
+                self.fold()
+        self.fold()
+
+    def fold(self) -> None:
+        try:
+            raw = self.engine.raw_connection()
+            try:
+                # The driver connection runs without an implicit transaction
+                # (see the engine's connect hook), as a checkpoint needs.
+                raw.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)")  # type: ignore[union-attr]
+            finally:
+                raw.close()
+        except Exception as exc:  # the next round tries again
+            log.warning("WAL checkpoint failed: %s", exc)
 
 
 @dataclass
