@@ -1,0 +1,86 @@
+"""The store pipeline under the webhook edge, without an HTTP framework:
+`wrk` as in `bench_webhooks` against `bench.minimal_edge` (one
+single-threaded loop: signature, hand-off to the real `odw intake`, answer
+after its commit), first with no delivery worker running (the baseline),
+then with `odw worker` beside it, on SQLite and on PostgreSQL.
+
+What it shows: the floor under `bench_webhooks`' figures on this machine,
+and what the delivery worker's own writes cost the acknowledgements (on
+SQLite they share one write lock; the intake's go first).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+
+from bench.bench_webhooks import SECRET, drive, ensure_wrk, free_port, pg_schema, push_body, server
+from bench.support import postgres_url
+
+
+def show(name: str, f: dict[str, float], base: dict[str, float] | None = None) -> None:
+    text = (
+        f"{name:<34} {f['rate']:8.0f} deliveries/s  p50 {f['p50']:6.2f} ms  p99 {f['p99']:6.2f} ms"
+        f"  CPU/delivery edge {f['http_cpu_ms']:4.2f} intake {f['intake_cpu_ms']:4.2f}"
+        f" worker {f['worker_cpu_ms']:4.2f} ms"
+    )
+    if f["errors"]:
+        text += f"  ({f['errors']:.0f} errors or non-2xx)"
+    if base is not None:
+        text += f"  | x{f['rate'] / base['rate']:.2f} of the throughput"
+        text += f", p99 x{f['p99'] / base['p99']:.2f}"
+    print(text, flush=True)
+
+
+def run(
+    wrk: str,
+    label: str,
+    fresh: Callable[[str], AbstractContextManager[dict[str, str]]],
+    workdir: Path,
+    body: bytes,
+) -> None:
+    """Each run on a database of its own: no backlog carried over."""
+    figures = {}
+    for workers in ("0", "2"):
+        port = free_port()
+        cmd = [sys.executable, "-m", "bench.minimal_edge", str(port)]
+        with fresh(workers) as env, server(cmd, port, {**env, "ODW_WORKERS": workers}) as proc:
+            figures[workers] = drive(wrk, port, body, workdir, proc.pid)
+    show(f"{label}, no worker (baseline)", figures["0"])
+    show(f"{label}, with odw worker", figures["2"], figures["0"])
+
+
+def main() -> None:
+    wrk = ensure_wrk()
+    if wrk is None:
+        print("skipped: wrk is not installed (apt-get install wrk) and cannot be installed here")
+        return
+    body = push_body()
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
+    base_env.update(ODW_WEBHOOK_SECRET=SECRET)
+    print("minimal single-threaded HTTP loop in front of odw intake (not odw serve); same wrk load")
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+
+        @contextmanager
+        def sqlite(name: str) -> Iterator[dict[str, str]]:
+            yield {**base_env, "ODW_DATA_DIR": str(workdir / f"data-{name}")}
+
+        run(wrk, "SQLite", sqlite, workdir, body)
+        url = postgres_url()
+        if url is None:
+            print(
+                "PostgreSQL                         skipped: no PostgreSQL (ODW_TEST_DATABASE_URL)"
+            )
+            return
+
+        @contextmanager
+        def postgres(_name: str) -> Iterator[dict[str, str]]:
+            with pg_schema(url) as scoped:
+                yield {**base_env, "ODW_DATABASE_URL": scoped}
+
+        run(wrk, "PostgreSQL", postgres, workdir, body)
