@@ -7,6 +7,7 @@ from __future__ import annotations
 import fcntl
 import os
 import sqlite3
+import stat
 import subprocess
 import sys
 import threading
@@ -109,6 +110,8 @@ def test_no_writer_of_another_process_starts_while_an_acknowledgement_waits(
             raise
     assert other.wait(timeout=30) == 0
     assert marks(store) == ["other"]
+    # Only the service's user may take it (and so hold writers back).
+    assert stat.S_IMODE(os.stat(f"{path}-turnstile").st_mode) & 0o077 == 0
 
 
 def test_an_acknowledging_write_holds_the_turnstile_only_while_it_waits(
@@ -172,3 +175,23 @@ def test_other_writers_still_fold_on_their_commits(db: tuple[Store, Path]) -> No
             for _ in range(100):
                 conn.execute(text("INSERT INTO blobs VALUES (:b)"), {"b": os.urandom(BIG)})
     assert path.stat().st_size - before > 90 * BIG
+
+
+def test_a_holder_killed_while_waiting_holds_nobody_back(db: tuple[Store, Path]) -> None:
+    store, path = db
+    script = (
+        "import sys, time\n"
+        "from app.store.engine import Turnstile\n"
+        "with Turnstile(sys.argv[1]).first():\n"
+        "    time.sleep(600)\n"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", script, f"{path}-turnstile"])
+    try:
+        wait_for(lambda: turnstile_held(path), timeout=30)
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+    assert not turnstile_held(path)
+    with write_transaction(store.engine) as conn:
+        conn.execute(text("CREATE TABLE marks (name TEXT)"))
+    assert marks(store) == []
