@@ -18,18 +18,21 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
-from bench.bench_webhooks import SECRET, drive, ensure_wrk, free_port, pg_schema, push_body, server
+from bench.bench_webhooks import (
+    SECRET,
+    drive,
+    ensure_wrk,
+    figures_line,
+    free_port,
+    pg_schema,
+    push_body,
+    server,
+)
 from bench.support import postgres_url
 
 
 def show(name: str, f: dict[str, float], base: dict[str, float] | None = None) -> None:
-    text = (
-        f"{name:<34} {f['rate']:8.0f} deliveries/s  p50 {f['p50']:6.2f} ms  p99 {f['p99']:6.2f} ms"
-        f"  CPU/delivery edge {f['http_cpu_ms']:4.2f} intake {f['intake_cpu_ms']:4.2f}"
-        f" worker {f['worker_cpu_ms']:4.2f} ms"
-    )
-    if f["errors"]:
-        text += f"  ({f['errors']:.0f} errors or non-2xx)"
+    text = figures_line(name, f, width=34, edge="edge")
     if base is not None:
         text += f"  | x{f['rate'] / base['rate']:.2f} of the throughput"
         text += f", p99 x{f['p99'] / base['p99']:.2f}"

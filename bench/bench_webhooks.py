@@ -210,14 +210,20 @@ def drive(wrk: str, port: int, body: bytes, workdir: Path, session: int) -> dict
     }
 
 
-def show(name: str, f: dict[str, float], base: dict[str, float] | None = None) -> None:
+def figures_line(name: str, f: dict[str, float], width: int = 28, edge: str = "HTTP") -> str:
+    """One run's figures: rate, latencies, CPU per delivery of each process kind."""
     text = (
-        f"{name:<28} {f['rate']:8.0f} deliveries/s  p50 {f['p50']:6.2f} ms  p99 {f['p99']:6.2f} ms"
-        f"  CPU/delivery HTTP {f['http_cpu_ms']:4.2f} intake {f['intake_cpu_ms']:4.2f}"
-        f" worker {f['worker_cpu_ms']:4.2f} ms"
+        f"{name:<{width}} {f['rate']:8.0f} deliveries/s  p50 {f['p50']:6.2f} ms"
+        f"  p99 {f['p99']:6.2f} ms  CPU/delivery {edge} {f['http_cpu_ms']:4.2f}"
+        f" intake {f['intake_cpu_ms']:4.2f} worker {f['worker_cpu_ms']:4.2f} ms"
     )
     if f["errors"]:
         text += f"  ({f['errors']:.0f} errors or non-2xx)"
+    return text
+
+
+def show(name: str, f: dict[str, float], base: dict[str, float] | None = None) -> None:
+    text = figures_line(name, f)
     if base is not None:
         text += f"  | x{f['rate'] / base['rate']:.2f} of the no-op's throughput"
         text += "  (goal >= 0.5x, p99 < 20 ms)"

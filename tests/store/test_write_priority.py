@@ -73,6 +73,11 @@ def other_process_write(path: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", script, f"sqlite:///{path}"])
 
 
+def make_marks(store: Store) -> None:
+    with write_transaction(store.engine) as conn:
+        conn.execute(text("CREATE TABLE marks (name TEXT)"))
+
+
 def marks(store: Store) -> list[str]:
     with store.engine.connect().execution_options(**READ_ONLY) as conn:
         return [r[0] for r in conn.execute(text("SELECT name FROM marks ORDER BY rowid"))]
@@ -95,8 +100,7 @@ def test_no_writer_of_another_process_starts_while_an_acknowledgement_waits(
     db: tuple[Store, Path],
 ) -> None:
     store, path = db
-    with write_transaction(store.engine) as conn:
-        conn.execute(text("CREATE TABLE marks (name TEXT)"))
+    make_marks(store)
     waiting = Turnstile(f"{path}-turnstile")
     with waiting.first():
         other = other_process_write(path)
@@ -118,8 +122,7 @@ def test_an_acknowledging_write_holds_the_turnstile_only_while_it_waits(
     db: tuple[Store, Path],
 ) -> None:
     store, path = db
-    with write_transaction(store.engine) as conn:
-        conn.execute(text("CREATE TABLE marks (name TEXT)"))
+    make_marks(store)
     done = threading.Event()
 
     def acknowledge() -> None:
@@ -192,6 +195,5 @@ def test_a_holder_killed_while_waiting_holds_nobody_back(db: tuple[Store, Path])
         holder.kill()
         holder.wait(timeout=30)
     assert not turnstile_held(path)
-    with write_transaction(store.engine) as conn:
-        conn.execute(text("CREATE TABLE marks (name TEXT)"))
+    make_marks(store)
     assert marks(store) == []
