@@ -11,7 +11,6 @@ SQLite they share one write lock; the intake's go first).
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -19,13 +18,11 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from bench.bench_webhooks import (
-    SECRET,
     drive,
-    ensure_wrk,
     figures_line,
     free_port,
+    load_setup,
     pg_schema,
-    push_body,
     server,
 )
 from bench.support import postgres_url
@@ -58,13 +55,10 @@ def run(
 
 
 def main() -> None:
-    wrk = ensure_wrk()
-    if wrk is None:
-        print("skipped: wrk is not installed (apt-get install wrk) and cannot be installed here")
+    setup = load_setup()
+    if setup is None:
         return
-    body = push_body()
-    base_env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
-    base_env.update(ODW_WEBHOOK_SECRET=SECRET)
+    wrk, body, base_env = setup
     print("minimal single-threaded HTTP loop in front of odw intake (not odw serve); same wrk load")
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

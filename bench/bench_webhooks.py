@@ -268,14 +268,23 @@ def _settings_from(env: dict[str, str]) -> dict[str, str]:
     return {k[4:].lower(): v for k, v in env.items() if k.startswith("ODW_")}
 
 
-def main() -> None:
+def load_setup() -> tuple[str, bytes, dict[str, str]] | None:
+    """wrk, the signed body and an environment with only the secret of
+    ODW's settings; None (said) when wrk cannot be had."""
     wrk = ensure_wrk()
     if wrk is None:
         print("skipped: wrk is not installed (apt-get install wrk) and cannot be installed here")
-        return
-    body = push_body()
+        return None
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
     base_env.update(ODW_WEBHOOK_SECRET=SECRET)
+    return wrk, push_body(), base_env
+
+
+def main() -> None:
+    setup = load_setup()
+    if setup is None:
+        return
+    wrk, body, base_env = setup
     print(
         f"wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s, signed {len(body)} B push, unique "
         f"delivery ids; {os.cpu_count()} cores; odw with its defaults, the no-op under "
