@@ -134,8 +134,9 @@ def _sqlite_engine(url: str) -> Engine:
 
 def _turnstile_path(database: str) -> str | None:
     if not database or database == ":memory:" or database.startswith("file:"):
-        return None  # one process: nobody to go before
-    return database + "-turnstile"
+        return None  # in memory, or a URI whose path is SQLite's to resolve
+    # Absolute from the start: one file for the engine's whole life.
+    return f"{Path(database).resolve()}-turnstile"
 
 
 class Turnstile:
