@@ -76,9 +76,10 @@ def make_engine(url: str) -> Engine:
 
 
 def _sqlite_engine(url: str) -> Engine:
-    parsed = make_url(url)
-    database = parsed.database or ""
-    if database and database != ":memory:" and not database.startswith("file:"):
+    database = make_url(url).database or ""
+    # A file path of ours; not in memory, nor a URI whose path is SQLite's to resolve.
+    on_disk = database and database != ":memory:" and not database.startswith("file:")
+    if on_disk:
         Path(database).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(
         url,
@@ -101,7 +102,8 @@ def _sqlite_engine(url: str) -> Engine:
         cur.execute("PRAGMA foreign_keys=ON")
         cur.close()
 
-    turnstile = Turnstile(_turnstile_path(database))
+    # Absolute from the start: one file for the engine's whole life.
+    turnstile = Turnstile(f"{Path(database).resolve()}-turnstile" if on_disk else None)
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
@@ -112,31 +114,25 @@ def _sqlite_engine(url: str) -> Engine:
             conn.exec_driver_sql("BEGIN")
             return
         dbapi_conn = conn.connection.dbapi_connection
-        if options.get("odw_acknowledging"):
-            dbapi_conn.execute("PRAGMA synchronous=FULL")
-            dbapi_conn.execute("PRAGMA wal_autocheckpoint=0")
+        acknowledging = options.get("odw_acknowledging")
+        repeatable = options.get("odw_repeatable") and not acknowledging
+        # FULL syncs the WAL at every commit: what was acknowledged survives a
+        # power cut. Repeatable work skips that wait (see REPEATABLE).
+        dbapi_conn.execute(f"PRAGMA synchronous={'NORMAL' if repeatable else 'FULL'}")
+        # Set on every begin: a pooled connection serves both kinds in turn.
+        pages = 0 if acknowledging else WAL_AUTOCHECKPOINT_PAGES
+        dbapi_conn.execute(f"PRAGMA wal_autocheckpoint={pages}")
+        if acknowledging:
             with turnstile.first():
                 _begin_promptly(dbapi_conn)
             return
-        dbapi_conn.execute(f"PRAGMA wal_autocheckpoint={WAL_AUTOCHECKPOINT_PAGES}")
         turnstile.pass_through()
-        # FULL syncs the WAL at every commit: what was acknowledged survives a
-        # power cut. Repeatable work skips that wait (see REPEATABLE).
-        if options.get("odw_repeatable"):
-            dbapi_conn.execute("PRAGMA synchronous=NORMAL")
+        if repeatable:
             dbapi_conn.execute("BEGIN IMMEDIATE")
-            return
-        dbapi_conn.execute("PRAGMA synchronous=FULL")
-        _begin_promptly(dbapi_conn)
+        else:
+            _begin_promptly(dbapi_conn)
 
     return engine
-
-
-def _turnstile_path(database: str) -> str | None:
-    if not database or database == ":memory:" or database.startswith("file:"):
-        return None  # in memory, or a URI whose path is SQLite's to resolve
-    # Absolute from the start: one file for the engine's whole life.
-    return f"{Path(database).resolve()}-turnstile"
 
 
 class Turnstile:
