@@ -1,9 +1,10 @@
 """What the suite needs from the machine, and what happens when it is missing.
 
-PostgreSQL (`ODW_TEST_DATABASE_URL`), GitHub's npm oracles (`.cache/oracles`) and
-the shared roadmap corpus (`../shared/corpus`) are optional on a laptop: a test
-that needs one skips and says how to provide it. In CI (`CI=true`) a green run
-must mean they ran, so the same test fails instead.
+PostgreSQL (`ODW_TEST_DATABASE_URL`), GitHub's npm oracles (`.cache/oracles`),
+the shared roadmap corpus (`../shared/corpus`) and writable cgroups (the
+runner's containment) are optional on a laptop: a test that needs one skips and
+says how to provide it. In CI (`CI=true`) a green run must mean they ran, so the
+same test fails instead. Every resource-dependent skip goes through here.
 """
 
 from __future__ import annotations
@@ -24,6 +25,19 @@ ORACLES = (
 CORPUS = (
     "the shared roadmap corpus is not beside the repository (../shared/corpus/roadmaps)",
     "link or copy it to ../shared/corpus next to this checkout",
+)
+CGROUP_V2 = (
+    "no writable cgroup v2 here (the runner's cgroup containment)",
+    "run the tests as a user who may create cgroups under the cgroup v2 mount",
+)
+CGROUP_V1_FREEZER = (
+    "no writable cgroup v1 freezer here (/sys/fs/cgroup/freezer)",
+    "run the tests as root on a host with the cgroup v1 freezer mounted",
+)
+
+MAKE_VENV = (
+    "not running from a virtualenv made by `make` (no .installed-stamp)",
+    "run the suite with `make test`",
 )
 
 

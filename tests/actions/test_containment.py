@@ -19,6 +19,7 @@ import pytest
 from actions.containment import Containment, Kind, own_cgroup
 from actions.proctree import run_process
 from app.core.verdict import EXIT_CLEANUP_FAILED, EXIT_TIMEOUT
+from tests import needs
 from tests.actions.conftest import alive
 
 PY = sys.executable
@@ -74,7 +75,7 @@ KINDS = pytest.mark.parametrize(
     [
         pytest.param(
             "cgroup",
-            marks=pytest.mark.skipif(own_cgroup() is None, reason="no writable cgroup v2 here"),
+            marks=[pytest.mark.unavailable(*needs.CGROUP_V2)] if own_cgroup() is None else [],
         ),
         "sweep",
     ],
@@ -119,8 +120,8 @@ def freezer(tmp_path: Path) -> Iterator[Path]:
     try:
         path.mkdir()
         (path / "freezer.state").write_text("FROZEN")
-    except OSError as exc:
-        pytest.skip(f"no writable cgroup v1 freezer here: {exc}")
+    except OSError:
+        needs.unavailable(needs.CGROUP_V1_FREEZER)
     yield path
     (path / "freezer.state").write_text("THAWED")  # the pending SIGKILL now ends it
     end = time.monotonic() + 10
@@ -185,11 +186,11 @@ def test_odw_stage_leaves_no_daemon_behind(repo, stage, daemon: Daemon) -> None:
     assert result.verdict.fault is None
 
 
-@pytest.mark.skipif(own_cgroup() is None, reason="no writable cgroup v2 here")
 def test_a_cgroup_left_by_a_killed_runner_is_emptied_and_removed(tmp_path: Path) -> None:
     """A runner killed before its cleanup leaves its cgroup; the next attempt clears it."""
     parent = own_cgroup()
-    assert parent is not None
+    if parent is None:
+        needs.unavailable(needs.CGROUP_V2)
     dead = subprocess.Popen(["sleep", "0"])  # any finished pid will do
     dead.wait()
     stale = parent / f"odw-{dead.pid}-{secrets.token_hex(4)}"

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.golden import assert_matches_golden
+
 GOLDEN = Path(__file__).parent / "golden"
 
 CASES = [
@@ -27,9 +29,7 @@ def test_cli_text_matches_golden(run_odw, name: str, args: list[str], code: int)
     assert res.returncode == code, res.stderr
     assert "Traceback" not in res.stderr
     path = GOLDEN / f"{name}.out"
-    if os.environ.get("ODW_UPDATE_GOLDEN"):
-        path.write_text(res.stdout)
-    assert res.stdout == path.read_text()
+    assert_matches_golden(path, res.stdout)
 
 
 HELP_CASES = [("help", ["--help"]), ("integrate-help", ["integrate", "--help"])]
@@ -41,9 +41,7 @@ def test_help_text_matches_golden(run_odw, name: str, args: list[str]) -> None:
     res = run_odw(*args, env={**os.environ, "COLUMNS": "80"})
     assert res.returncode == 0, res.stderr
     path = GOLDEN / f"{name}.out"
-    if os.environ.get("ODW_UPDATE_GOLDEN"):
-        path.write_text(res.stdout)
-    assert res.stdout == path.read_text()
+    assert_matches_golden(path, res.stdout)
 
 
 @pytest.mark.parametrize("columns", [50, 120], ids=["narrow", "wide"])

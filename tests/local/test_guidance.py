@@ -18,6 +18,7 @@ from pathlib import Path
 from app.store import Store
 from app.store.store import sqlite_url
 from tests.conftest import odw_executable
+from tests.golden import assert_matches_golden
 from tests.local.conftest import AGENT, FAST, Project, git, make_project
 
 GOLDEN = Path(__file__).resolve().parents[1] / "cli" / "golden"
@@ -36,9 +37,7 @@ def _golden(name: str, text: str, p: Project) -> None:
     text = text.replace(AGENT, "{AGENT}").replace(shlex.quote(AGENT), "{AGENT}")
     text = text.replace(str(p.clone), "{CLONE}")
     path = GOLDEN / f"{name}.out"
-    if os.environ.get("ODW_UPDATE_GOLDEN"):
-        path.write_text(text)
-    assert text == path.read_text()
+    assert_matches_golden(path, text)
 
 
 def _run_printed(p: Project, line: str) -> subprocess.CompletedProcess[str]:

@@ -20,6 +20,7 @@ import pytest
 
 from app.store import Store
 from bench.support import session_members
+from tests import needs
 from tests.conftest import REPO_ROOT
 from tests.service.live import free_port, kill_group, request, running_service, wait_healthy
 from tests.store.databases import database_url
@@ -251,7 +252,7 @@ def test_serve_where_no_socket_fits_is_one_clear_line(tmp_path: Path) -> None:
 def test_make_run_serves_healthz(tmp_path: Path) -> None:
     venv = Path(sys.executable).parent.parent
     if not (venv / ".installed-stamp").is_file():
-        pytest.skip("not running from a virtualenv made by `make` (no .installed-stamp)")
+        needs.unavailable(needs.MAKE_VENV)
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
     proc = subprocess.Popen(
