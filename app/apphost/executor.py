@@ -551,7 +551,8 @@ class Executor:
             client.artifacts.download_artifact(artifacts[0], dest, MAX_ARTIFACT_BYTES)
             verdict = Verdict.model_validate_json((dest / "verdict.json").read_text("utf-8"))
         except UnsafeArtifact as exc:
-            return infra(f"artifact refused: {exc}")
+            log.warning("workflow run %s: its %s artifact is refused: %s", run.id, ARTIFACT, exc)
+            return infra(f"the {ARTIFACT} artifact was refused: {exc.reason}")
         except (OSError, ValueError, GitHubError) as exc:
             return infra(f"no valid verdict in the artifact: {type(exc).__name__}: {exc}")
         if (verdict.token, verdict.task, verdict.stage) != (token, task, stage):

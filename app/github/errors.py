@@ -55,7 +55,10 @@ class WriteOutcomeUnknown(GitHubError):
 
 
 class UnsafeArtifact(GitHubError):
-    """An artifact was too large or its zip held an unsafe entry."""
+    """An artifact refused as untrusted input: too large, corrupt, or an unsafe entry."""
+
+    def __str__(self) -> str:
+        return f"{self.operation}: {self.reason}"  # GitHub answered; the content is refused
 
 
 def for_status(operation: str, status: int, message: str) -> GitHubError:

@@ -1,11 +1,14 @@
 """Artifacts are untrusted: the token never reaches storage, sizes are capped,
-and zip entries are checked before anything is written."""
+and zip entries are checked before anything is written. Nothing a zip header
+declares is believed: the cap bounds the bytes actually inflated."""
 
 from __future__ import annotations
 
 import io
 import stat
+import tracemalloc
 import zipfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ from app.github import UnsafeArtifact
 from app.github.artifacts import unzip_checked
 from app.github.client import RepositoryClient
 from tests.fakegithub import FakeGitHub
+from tests.github.zips import lying, one_entry
 
 
 @pytest.fixture
@@ -55,27 +59,39 @@ def test_an_artifact_over_the_cap_is_refused_before_download(
     assert not (tmp_path / "out").exists()
 
 
-def _zip(name: str, data: bytes = b"x", mode: int | None = None) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        info = zipfile.ZipInfo(name)
-        if mode is not None:
-            info.external_attr = mode << 16
-        archive.writestr(info, data)
-    return buffer.getvalue()
+DEFLATED_1000 = one_entry("verdict.json", b"{" * 1000, method=zipfile.ZIP_DEFLATED)
 
 
 @pytest.mark.parametrize(
     ("archive", "reason"),
     [
-        (_zip("/etc/passwd"), "absolute"),
-        (_zip("../escape.txt"), "escapes"),
-        (_zip("docs/../../escape.txt"), "escapes"),
-        (_zip("C:/windows.txt"), "absolute"),
-        (_zip("link", b"/etc/passwd", stat.S_IFLNK | 0o777), "not a regular file"),
+        (one_entry("/etc/passwd"), "absolute"),
+        (one_entry("../escape.txt"), "escapes"),
+        (one_entry("docs/../../escape.txt"), "escapes"),
+        (one_entry("C:/windows.txt"), "absolute"),
+        (one_entry("link", b"/etc/passwd", stat.S_IFLNK | 0o777), "not a regular file"),
         (b"not a zip", "not a zip"),
+        (lying(DEFLATED_1000, crc=0), "corrupt .*Bad CRC-32"),
+        (lying(DEFLATED_1000, size=10), "declares 10 bytes but holds 1000"),
+        (lying(DEFLATED_1000, size=5000), "declares 5000 bytes but holds 1000"),
+        (lying(DEFLATED_1000, flags=0x1), "encrypted"),
+        (one_entry("verdict.json", b"{}", method=zipfile.ZIP_BZIP2), "compression method 12"),
+        (one_entry("verdict.json", b"{}", method=zipfile.ZIP_LZMA), "compression method 14"),
     ],
-    ids=["absolute", "dot-dot", "nested-dot-dot", "drive-letter", "symlink", "not-zip"],
+    ids=[
+        "absolute",
+        "dot-dot",
+        "nested-dot-dot",
+        "drive-letter",
+        "symlink",
+        "not-zip",
+        "bad-crc",
+        "understated-size",
+        "overstated-size",
+        "encrypted",
+        "bzip2",
+        "lzma",
+    ],
 )
 def test_unsafe_zip_entries_are_refused_and_nothing_is_written(
     tmp_path: Path, archive: bytes, reason: str
@@ -92,3 +108,39 @@ def test_a_zip_bomb_is_refused_by_its_unpacked_size(tmp_path: Path) -> None:
     assert len(buffer.getvalue()) < 100_000
     with pytest.raises(UnsafeArtifact, match="unpacks to more"):
         unzip_checked(buffer.getvalue(), tmp_path / "out", 1_000_000)
+
+
+BOMB = 32 << 20
+CAP = 1 << 20
+DECLARED = 100
+
+
+@pytest.mark.parametrize(
+    ("method", "crc_of_prefix", "reason"),
+    [
+        (zipfile.ZIP_DEFLATED, False, "unpacks to more than the 1048576-byte cap"),
+        (zipfile.ZIP_DEFLATED, True, "unpacks to more than the 1048576-byte cap"),
+        (zipfile.ZIP_BZIP2, False, "compression method 12"),
+    ],
+    ids=["deflated", "deflated-crc-of-the-declared-prefix", "bzip2"],
+)
+def test_a_zip_that_understates_its_size_is_refused_having_inflated_no_more_than_the_cap(
+    tmp_path: Path, method: int, crc_of_prefix: bool, reason: str
+) -> None:
+    """32 MiB in a zip of kilobytes whose headers say 100 bytes (with a CRC that
+    matches those 100, in one case): refused, and the peak memory of the whole
+    unzip, measured by tracemalloc, stays within a few times the 1 MiB cap."""
+    content = b"0" * BOMB
+    crc = zlib.crc32(content[:DECLARED]) if crc_of_prefix else None
+    archive = lying(one_entry("verdict.json", content, method=method), size=DECLARED, crc=crc)
+    del content
+    assert len(archive) < 100_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(UnsafeArtifact, match=reason):
+            unzip_checked(archive, tmp_path / "out", CAP)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * CAP, f"{peak} bytes held while unzipping"
+    assert not (tmp_path / "out").exists()
