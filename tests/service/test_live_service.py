@@ -21,6 +21,7 @@ import pytest
 from app.store import Store
 from bench.support import session_members
 from tests.conftest import REPO_ROOT
+from tests.hostile_modules import plant
 from tests.service.live import free_port, kill_group, request, running_service, wait_healthy
 from tests.store.databases import database_url
 from tests.store.reads import recorded_per_delivery
@@ -213,6 +214,31 @@ def test_a_killed_intake_is_restarted_and_deliveries_meanwhile_are_kept(tmp_path
     assert store.inbox.get("after-kill") is not None
     store.close()
     assert "intake process" in log.read_text() and "exited; restarting" in log.read_text()
+
+
+def test_serve_and_its_companions_never_import_modules_of_their_directory(
+    tmp_path: Path,
+) -> None:
+    """`odw serve` started in a directory holding `app/`, `concurrent.py` and
+    `logging.py`: its intake and delivery worker start, take and process a
+    delivery, and import none of them (a stray `concurrent.py` once made the
+    intake crash-loop)."""
+    (example, *_) = oracle.require("push")
+    here, markers = tmp_path / "service-dir", tmp_path / "imported"
+    here.mkdir()
+    markers.mkdir()
+    plant(here, markers)
+    log = tmp_path / "serve.log"
+    with running_service(tmp_path, SECRET, log, cwd=here, ODW_WORKERS="1") as (port, _):
+        body, headers = oracle.signed(SECRET, "push", example.as_app_delivery(), "in-a-dir")
+        status, answer = request(port, "POST", "/webhooks", body, headers, timeout=30)
+        assert status == 202, answer
+        store = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}", migrate_schema=False)
+        wait_final(store, ["in-a-dir"])
+        assert store.inbox.get("in-a-dir").status == "processed"  # type: ignore[union-attr]
+        store.close()
+    assert list(markers.iterdir()) == []
+    assert "exited; restarting" not in log.read_text()
 
 
 def serve_refused(env_extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
