@@ -261,6 +261,20 @@ def test_serve_without_a_secret_is_one_clear_line(tmp_path: Path) -> None:
     assert "ODW_WEBHOOK_SECRET is not set" in result.stderr
 
 
+def test_serve_with_a_plain_http_api_url_is_one_clear_line(tmp_path: Path) -> None:
+    """JWTs and installation tokens go to ODW_GITHUB_API_URL: never in clear."""
+    result = serve_refused(
+        {
+            "ODW_DATA_DIR": str(tmp_path),
+            "ODW_WEBHOOK_SECRET": SECRET,
+            "ODW_GITHUB_API_URL": "http://ghe.example.com/api/v3",
+        }
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    assert "ODW_GITHUB_API_URL: must use https://" in result.stderr
+
+
 def test_serve_where_no_socket_fits_is_one_clear_line(tmp_path: Path) -> None:
     """A Unix socket's path holds about 100 bytes: a deep TMPDIR is named."""
     deep = tmp_path / ("d" * 120)
