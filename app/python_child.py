@@ -8,8 +8,8 @@ companions wherever `odw serve` was started. An `app/` package or a
 environment. So every child is `python -I` (no working directory or script
 directory on the path, no `PYTHON*` variables, no user site) given this
 process's own import path explicitly: it imports what its parent imports.
-The environment passes through unchanged, so agents and gates the child
-starts see the caller's `PYTHONPATH` as before.
+The path travels in argv, not the environment: agents and gates the child
+starts see the caller's own `PYTHONPATH`, with nothing of ODW's added.
 """
 
 from __future__ import annotations
