@@ -3,14 +3,62 @@
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_API_URL = "https://api.github.com"
+# A host name or bracketed IPv6 address, and a port: no user part.
+_PLAIN_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+# Visible ASCII without the characters parsers disagree on (`\`) or that end
+# the path (`?`, `#`).
+_PLAIN_URL = re.compile(r"(?:(?![\\?#])[!-~])+")
 
 
 class SettingsError(Exception):
     """Configuration is missing or invalid; the message is one line."""
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback  # 127.0.0.0/8, ::1
+    except ValueError:
+        return False
+
+
+def checked_api_url(url: str) -> str:
+    """`url` without its trailing slash, when ODW may send the App's JWTs and
+    installation tokens there: https, or plain http to a loopback host only (a
+    fake GitHub in tests); ValueError saying why otherwise. The host is plain
+    (no user part, backslash, query or fragment), so every URL parser on the
+    way reads the same host as this check."""
+    given = url.strip()
+    url = given.rstrip("/")
+    parts = urlsplit(url)
+    if (
+        parts.scheme not in ("https", "http")
+        or not _PLAIN_HOST.fullmatch(parts.netloc)
+        or not _PLAIN_URL.fullmatch(url)
+    ):
+        raise ValueError(
+            f"must be an https URL such as {DEFAULT_API_URL} or https://HOST/api/v3 "
+            f"(a host and port, a path, nothing else), got {given!r}"
+        )
+    host = parts.hostname or ""
+    if parts.scheme == "http" and not _loopback(host):
+        raise ValueError(
+            f"must use https://: plain http:// would send the App's tokens in clear to "
+            f"{host} (http:// is accepted only for a loopback host: "
+            "127.0.0.0/8, ::1 or localhost)"
+        )
+    return url
 
 
 class Settings(BaseSettings):
@@ -21,7 +69,7 @@ class Settings(BaseSettings):
     app_id: int | None = None
     private_key_path: Path | None = None
     # GitHub Enterprise Server: https://HOST/api/v3. Every REST URL is rooted here.
-    github_api_url: str = "https://api.github.com"
+    github_api_url: str = DEFAULT_API_URL
     database_url: str | None = None
     data_dir: Path = Path("var")
     workers: int = Field(default=2, ge=0, le=64)
@@ -54,6 +102,14 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("github_api_url")
+    @classmethod
+    def _api_url(cls, value: str) -> str:
+        try:
+            return checked_api_url(value)
+        except ValueError as exc:
+            raise PydanticCustomError("api_url", str(exc)) from None
 
     @property
     def database(self) -> str:

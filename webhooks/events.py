@@ -1,24 +1,53 @@
 """Typed views of the deliveries ODW acts on, parsed once at the choke point.
 
 Only the fields ODW uses are typed; the raw payload stays in the inbox. A
-payload that lacks a typed field fails with PayloadError and the delivery is
-recorded as failed with that message. Validation is strict: a field takes
-its one JSON type (`"123"` and `true` are not integers), as at the edge.
+payload that lacks a typed field, or holds a value no database column takes,
+fails with PayloadError and the delivery is recorded as rejected with that
+message. Validation is strict: a field takes its one JSON type (`"123"` and
+`true` are not integers), as at the edge.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
+
+from webhooks.delivery import INT64_MAX
 
 
 class PayloadError(ValueError):
     """The payload does not have the shape GitHub documents for its event."""
 
 
+def _storable(value: object) -> None:
+    """Refuse what a signed payload may hold but no column takes: NUL in text
+    (PostgreSQL refuses it) and integers beyond 64 bits (both databases do).
+    Nested models were checked when they were built."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise PydanticCustomError("nul_character", "text contains a NUL character")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if not -INT64_MAX - 1 <= value <= INT64_MAX:
+            raise PydanticCustomError("int64_range", "integer outside the 64-bit range")
+    elif isinstance(value, list):
+        for item in value:
+            _storable(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _storable(key)
+            _storable(item)
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _storable_values(cls, value: object) -> object:
+        _storable(value)
+        return value
 
 
 class Account(_Model):

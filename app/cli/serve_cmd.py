@@ -8,7 +8,6 @@ import logging
 import os
 import signal
 import socket
-import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -102,6 +101,7 @@ def run_serve(args: argparse.Namespace) -> int:
     import tempfile
 
     from app.logs import configure_logging
+    from app.python_child import odw_argv
     from app.settings import SettingsError
     from app.store import Store
     from app.store.intake_client import IntakeClient
@@ -127,7 +127,6 @@ def run_serve(args: argparse.Namespace) -> int:
             f"cannot create the intake socket in {tempfile.gettempdir()}: "
             f"{exc.strerror or exc} (set TMPDIR to a short, writable directory)"
         ) from None
-    python = [sys.executable, "-m", "app.cli.main"]
 
     def factory() -> Any:
         store = Store(settings.database)
@@ -140,10 +139,11 @@ def run_serve(args: argparse.Namespace) -> int:
     options = gunicorn_options(settings, args.host, args.port)
     hooks: dict[str, Callable[..., Any]] = {"post_worker_init": post_worker_init}
     fd = intake.sock.fileno()
-    companions = [Companion("intake", [*python, "intake", "--listen-fd", str(fd)], (fd,))]
+    # Through app.python_child: modules in the service's directory are never imported.
+    companions = [Companion("intake", odw_argv("intake", "--listen-fd", str(fd)), (fd,))]
     if settings.workers > 0:
         companions.append(
-            Companion("delivery worker", [*python, "worker", "--threads", str(settings.workers)])
+            Companion("delivery worker", odw_argv("worker", "--threads", str(settings.workers)))
         )
     try:
         GunicornApp(factory, options, hooks).run(companions)

@@ -20,22 +20,19 @@ from app.github.metrics import RequestCounter
 from app.github.retry import RetryPolicy
 from app.github.timing import Clock, Sleeper, SystemClock, SystemSleeper
 from app.github.transport import Context, Transport
-
-DEFAULT_API_URL = "https://api.github.com"
+from app.settings import DEFAULT_API_URL, checked_api_url
 
 
 class ApiUrlError(ValueError):
-    """ODW_GITHUB_API_URL is not an http(s) URL."""
+    """ODW_GITHUB_API_URL is not a URL ODW may send credentials to."""
 
 
 def normalise_api_url(url: str) -> str:
-    url = url.strip().rstrip("/")
-    if not url.startswith(("https://", "http://")):
-        raise ApiUrlError(
-            f"ODW_GITHUB_API_URL must be an http(s) URL such as {DEFAULT_API_URL} "
-            f"or https://HOST/api/v3, got {url!r}"
-        )
-    return url
+    """The settings' rule (`checked_api_url`), for an App built without Settings."""
+    try:
+        return checked_api_url(url)
+    except ValueError as exc:
+        raise ApiUrlError(f"ODW_GITHUB_API_URL {exc}") from None
 
 
 class GitHubApp:

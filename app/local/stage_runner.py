@@ -2,7 +2,8 @@
 
 The worktree starts from the remote's task branch when it exists, else from the
 remote's base branch; `odw stage` runs there as a subprocess (its own session,
-so a hung runner is killed with everything it started), pushes write stages
+so a hung runner is killed with everything it started; started through
+`app.python_child`, so nothing in the worktree is imported as ODW), pushes write stages
 to the remote, and the worktree is always removed afterwards (the branch stays).
 Safe to call from several threads at once for different tasks: the steps that
 touch the shared repository (fetch, worktree add/remove) hold a per-repository
@@ -16,7 +17,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -32,6 +32,7 @@ from app.core.identity import Identity
 from app.core.naming import slug, task_branch
 from app.core.verdict import AGENT_STAGES, WRITE_STAGES, Verdict, valid_token
 from app.gitops.runner import NETWORK_TIMEOUT, GitError, config_entries, git, risky_config
+from app.python_child import odw_argv
 
 # Time `odw stage` gets beyond the agent's deadline and gates before it is killed.
 RUNNER_MARGIN = 120.0
@@ -126,7 +127,7 @@ def _stage_argv(
     identity: Identity | None,
     context_file: Path | None,
 ) -> list[str]:
-    argv = [sys.executable, "-m", "app.cli.main", "stage", "--stage", stage, "--task", task]
+    argv = odw_argv("stage", "--stage", stage, "--task", task)
     argv += ["--token", token, "--workdir", ".", "--agent", agent, "--out", str(out)]
     argv += ["--branch", branch, "--remote", remote, "--deadline", str(deadline)]
     argv += ["--gate-timeout", str(gate_timeout), "--grace", str(grace), "--quiet"]
@@ -286,10 +287,6 @@ def _run_runner(
     full_env = {**os.environ, **(env or {})}
     for name in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"):
         full_env.pop(name, None)
-    repo_root = str(Path(__file__).resolve().parents[2])
-    full_env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (repo_root, full_env.get("PYTHONPATH", "")) if p
-    )
     proc = subprocess.Popen(
         argv,
         cwd=cwd,

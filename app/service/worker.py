@@ -144,7 +144,9 @@ class DeliveryWorker:
             return self._finish(delivery, "ignored", f"no handler for {delivery.event!r}{action}")
         try:
             event = parse_event_json(delivery.event, delivery.body)
-        except (PayloadError, ValueError, RecursionError) as exc:
+        except PayloadError as exc:  # refused as sent: retrying cannot help
+            return self._finish(delivery, "rejected", _short(str(exc)))
+        except (ValueError, RecursionError) as exc:
             return self._finish(delivery, "failed", _short(str(exc)))
         try:
             with self.store.inbox.finishing(delivery.id, self.owner, "processed") as tx:
@@ -174,7 +176,7 @@ class DeliveryWorker:
 
     def _finish(self, delivery: Delivery, status: str, reason: str) -> str:
         self.store.inbox.finish(delivery.id, self.owner, status, reason)  # type: ignore[arg-type]
-        level = logging.WARNING if status == "failed" else logging.INFO
+        level = logging.WARNING if status in ("failed", "rejected") else logging.INFO
         log.log(level, "%s: %s", status, reason, extra={"delivery": delivery.id})
         return status
 

@@ -19,8 +19,10 @@ from app.store.base import Part
 from app.store.engine import REPEATABLE
 from app.store.schema import deliveries
 
-Status = Literal["received", "processing", "processed", "ignored", "failed"]
-FINAL_STATUSES: tuple[Status, ...] = ("processed", "ignored", "failed")
+# `rejected`: a signed payload ODW refuses (the shape, a value no column takes);
+# `failed`: ODW could not process an acceptable one.
+Status = Literal["received", "processing", "processed", "ignored", "rejected", "failed"]
+FINAL_STATUSES: tuple[Status, ...] = ("processed", "ignored", "rejected", "failed")
 
 
 @dataclass(frozen=True)

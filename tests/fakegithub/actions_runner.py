@@ -16,7 +16,6 @@ import os
 import queue
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from pathlib import Path
 
 from app.gitops.auth import TOKEN_ENV, askpass_script
 from app.gitops.runner import git
+from app.python_child import odw_argv
 from tests.fakegithub import state as s
 from tests.fakegithub.server import FakeGitHub
 
@@ -120,7 +120,8 @@ class LocalActions:
         out = work / "out"
         out.mkdir()
         inputs = run.inputs
-        argv = [sys.executable, "-m", "app.cli.main", "stage", "--stage", inputs["stage"]]
+        # As the action's installed `odw` script: nothing in the checkout is imported.
+        argv = odw_argv("stage", "--stage", inputs["stage"])
         argv += ["--task", inputs["task"], "--token", inputs["token"], "--workdir", "."]
         argv += ["--out", str(out / "verdict.json"), "--config", str(config)]
         argv += ["--branch", run.ref, "--push-token-file", str(token_file), "--quiet"]

@@ -74,12 +74,14 @@ def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None
 
 @contextmanager
 def running_service(
-    data_dir: Path, secret: str, log: Path, **extra: str
+    data_dir: Path, secret: str, log: Path, cwd: Path | None = None, **extra: str
 ) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """`odw serve` on a free loopback port, started in `cwd`, with ODW_* `extra`."""
     port = free_port()
     with log.open("ab") as out:
         proc = subprocess.Popen(
             [odw_executable(), "serve", "--host", "127.0.0.1", "--port", str(port)],
+            cwd=cwd,
             env=service_env(data_dir, secret, **extra),
             stdout=out,
             stderr=subprocess.STDOUT,

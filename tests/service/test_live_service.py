@@ -22,6 +22,7 @@ from app.store import Store
 from bench.support import session_members
 from tests import needs
 from tests.conftest import REPO_ROOT
+from tests.hostile_modules import plant
 from tests.service.live import free_port, kill_group, request, running_service, wait_healthy
 from tests.store.databases import database_url
 from tests.store.reads import recorded_per_delivery
@@ -216,6 +217,31 @@ def test_a_killed_intake_is_restarted_and_deliveries_meanwhile_are_kept(tmp_path
     assert "intake process" in log.read_text() and "exited; restarting" in log.read_text()
 
 
+def test_serve_and_its_companions_never_import_modules_of_their_directory(
+    tmp_path: Path,
+) -> None:
+    """`odw serve` started in a directory holding `app/`, `concurrent.py` and
+    `logging.py`: its intake and delivery worker start, take and process a
+    delivery, and import none of them (a stray `concurrent.py` once made the
+    intake crash-loop)."""
+    (example, *_) = oracle.require("push")
+    here, markers = tmp_path / "service-dir", tmp_path / "imported"
+    here.mkdir()
+    markers.mkdir()
+    plant(here, markers)
+    log = tmp_path / "serve.log"
+    with running_service(tmp_path, SECRET, log, cwd=here, ODW_WORKERS="1") as (port, _):
+        body, headers = oracle.signed(SECRET, "push", example.as_app_delivery(), "in-a-dir")
+        status, answer = request(port, "POST", "/webhooks", body, headers, timeout=30)
+        assert status == 202, answer
+        store = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}", migrate_schema=False)
+        wait_final(store, ["in-a-dir"])
+        assert store.inbox.get("in-a-dir").status == "processed"  # type: ignore[union-attr]
+        store.close()
+    assert list(markers.iterdir()) == []
+    assert "exited; restarting" not in log.read_text()
+
+
 def serve_refused(env_extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """`odw serve` run with only `env_extra` of ODW's settings, expected to refuse."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
@@ -234,6 +260,20 @@ def test_serve_without_a_secret_is_one_clear_line(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr.strip().count("\n") == 0
     assert "ODW_WEBHOOK_SECRET is not set" in result.stderr
+
+
+def test_serve_with_a_plain_http_api_url_is_one_clear_line(tmp_path: Path) -> None:
+    """JWTs and installation tokens go to ODW_GITHUB_API_URL: never in clear."""
+    result = serve_refused(
+        {
+            "ODW_DATA_DIR": str(tmp_path),
+            "ODW_WEBHOOK_SECRET": SECRET,
+            "ODW_GITHUB_API_URL": "http://ghe.example.com/api/v3",
+        }
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    assert "ODW_GITHUB_API_URL: must use https://" in result.stderr
 
 
 def test_serve_where_no_socket_fits_is_one_clear_line(tmp_path: Path) -> None:

@@ -132,9 +132,9 @@ def test_unrouted_events_are_ignored_with_the_reason(store: Store) -> None:
     assert d is not None and d.error == "no handler for 'star' action 'created'"
 
 
-def test_a_malformed_payload_fails_with_the_parse_error(store: Store) -> None:
+def test_a_malformed_payload_is_rejected_with_the_parse_error(store: Store) -> None:
     deliver(store, "bad", "pull_request", {"action": "opened", "installation": {"id": 1}})
-    assert drain(DeliveryWorker(store, build_router(), CONFIG)) == ["failed"]
+    assert drain(DeliveryWorker(store, build_router(), CONFIG)) == ["rejected"]
     d = store.inbox.get("bad")
     assert d is not None
     assert d.error == ("pull_request payload: number: Field required; pull_request: Field required")

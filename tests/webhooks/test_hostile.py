@@ -147,3 +147,69 @@ def test_the_limits_themselves_are_accepted_stored_and_processed(
         assert json.loads(stored.body) == deep_but_allowed(MAX_DEPTH)
     worker = DeliveryWorker(any_store, build_router(), WorkerConfig())
     assert [worker.process_one(), worker.process_one()] == ["ignored", "ignored"]
+
+
+def spoiled(event: str, action: str | None, path: str, value: Any) -> dict[str, Any]:
+    """GitHub's published example of `event` (with `action`), one field set to `value`."""
+    (example, *_) = [
+        e for e in oracle.require(event) if action is None or e.payload.get("action") == action
+    ]
+    payload = example.as_app_delivery()
+    *parents, last = path.split(".")
+    target: Any = payload
+    for key in parents:
+        target = target[int(key)] if isinstance(target, list) else target[key]
+    target[int(last) if isinstance(target, list) else last] = value
+    return payload
+
+
+# Signed fields the edge leaves to the worker's typed events: values GitHub
+# never sends, which no database column takes (PostgreSQL refuses NUL in text;
+# ids are BIGINT on both databases).
+SPOILED = [
+    ("repository-id-2**64", "installation", "created", "repositories.0.id", 2**64),
+    (
+        "added-id-negative",
+        "installation_repositories",
+        "added",
+        "repositories_added.0.id",
+        -(2**70),
+    ),
+    ("push-ref-nul", "push", None, "ref", "refs/heads/ma\x00in"),
+    ("account-login-nul", "installation", "created", "installation.account.login", "octo\x00cat"),
+    ("sender-login-nul", "pull_request", "opened", "sender.login", "\x00"),
+]
+
+
+@pytest.mark.parametrize(
+    ("event", "action", "path", "value"),
+    [case[1:] for case in SPOILED],
+    ids=[case[0] for case in SPOILED],
+)
+def test_a_signed_value_no_column_takes_is_rejected_with_the_reason_once(
+    any_client: FlaskClient,
+    any_store: Store,
+    caplog: pytest.LogCaptureFixture,
+    event: str,
+    action: str | None,
+    path: str,
+    value: Any,
+) -> None:
+    """The edge stores it (its checks are cheap and bounded); the worker's
+    typed event refuses it: `rejected` with the field and the reason, no
+    traceback, nothing written for it, and never tried again."""
+    body, sent = oracle.signed(SECRET, event, spoiled(event, action, path, value), "spoiled")
+    assert any_client.post("/webhooks", data=body, headers=sent).status_code == 202
+    worker = DeliveryWorker(any_store, build_router(), WorkerConfig(retry_base_seconds=0))
+
+    assert worker.process_one() == "rejected"
+    assert worker.process_one() is None  # not due again, ever
+
+    stored = any_store.inbox.get("spoiled")
+    assert stored is not None and stored.status == "rejected"
+    reason = "text contains a NUL character" if isinstance(value, str) else "64-bit range"
+    assert stored.error is not None and stored.error.startswith(f"{event} payload: {path}: ")
+    assert reason in stored.error
+    assert stored.attempts == 1
+    assert any_store.activity.list() == []
+    assert not [r for r in caplog.records if r.exc_info]
