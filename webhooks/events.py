@@ -154,9 +154,16 @@ class PushEvent(GitHubEvent):
         return f"{self.ref} {self.before[:7]}..{self.after[:7]}"
 
 
+class RepoRef(_Model):
+    full_name: str
+
+
 class Ref(_Model):
     ref: str
     sha: str
+    # The repository the branch lives in: a fork's for a fork's pull request,
+    # null when that fork was deleted.
+    repo: RepoRef | None = None
 
 
 class PullRequest(_Model):
@@ -214,6 +221,10 @@ class RequestedAction(_Model):
     identifier: str
 
 
+class AppRef(_Model):
+    id: int
+
+
 class CheckRun(_Model):
     id: int
     name: str
@@ -221,6 +232,7 @@ class CheckRun(_Model):
     status: str | None = None
     conclusion: str | None = None
     external_id: str | None = None
+    app: AppRef | None = None  # the GitHub App that created the check run
 
 
 class CheckRunEvent(GitHubEvent):

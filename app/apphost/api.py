@@ -16,8 +16,9 @@ from typing import Any
 from sqlalchemy import Connection
 
 from app.apphost.runs import RunKey, find_open
-from app.apphost.step import Step, decide_step
+from app.apphost.step import Step, decide_step, load_state
 from app.core.inputs import Input, MoveName, OperatorMove, PullClosed
+from app.core.ownership import PullFacts, foreign_pull_event
 from app.store import Store
 
 START = "app-start"
@@ -31,6 +32,10 @@ MERGED = "~merged"  # run_tasks row: the tasks a person merged in this run (the 
 
 class NoOpenRun(LookupError):
     """A move or input for a repository and base that has no open run."""
+
+
+class ForeignPull(ValueError):
+    """A pull request event about a pull request other than the task's own."""
 
 
 def tokens() -> str:
@@ -132,22 +137,37 @@ def note_pull_closed(
     store: Store,
     run_id: str,
     task: str,
-    number: int,
+    pull: PullFacts,
+    *,
+    repository: str,
     merged: bool,
     sha: str | None,
     by: str,
-    *,
     tx: Connection | None = None,
 ) -> Step:
     """A task PR closed on GitHub: merged by a person lands the task, closed stops it.
 
+    Only the pull request ODW recorded for the task, with its head on the task
+    branch of `repository` itself, counts; any other (a fork's, a stranger's,
+    another number) raises ForeignPull with the reason and changes nothing.
     A merge the run takes as the task's landing is remembered (`MERGED`: later
     runs of the base count the task done even before its box is ticked) and
     asks for the box to be ticked on the base (`TICK`), in the same transaction.
     """
-    handles = store.projections.tasks(run_id, tx=tx).get(task)
-    if handles is not None and handles.get("pull") == number:
-        store.projections.merge_task(run_id, task, {"closed": True}, status="closed", tx=tx)
+    t = load_state(store, run_id, tx=tx).tasks.get(task)
+    if t is None:
+        raise ForeignPull(f"run {run_id} has no task {task}")
+    recorded = store.projections.tasks(run_id, tx=tx).get(task, {}).get("pull")
+    why = foreign_pull_event(
+        pull,
+        repository=repository,
+        task_branch=t.branch,
+        recorded=int(recorded) if recorded else None,
+    )
+    if why is not None:
+        raise ForeignPull(why)
+    number = pull.number
+    store.projections.merge_task(run_id, task, {"closed": True}, status="closed", tx=tx)
     inp = PullClosed(at=now(), task=task, number=number, merged=merged, sha=sha, by=by)
     step = submit(store, run_id, inp, tx=tx)
     if any(e.get("type") == "task-merged-by-person" for e in step.events):

@@ -69,12 +69,13 @@ class AppHost:
         if settings.app_id is None or settings.private_key_path is None:
             log.info("ODW_APP_ID / ODW_PRIVATE_KEY_PATH unset: webhooks are stored, not acted on")
             return None
+        github = GitHubApp.from_settings(settings)
         return cls(
             store,
-            GitHubApp.from_settings(settings),
+            github,
             HostConfig(
                 data_dir=settings.data_dir / "apphost",
-                bot_login=f"{settings.app_slug}[bot]",
+                bot_login=github.bot_login,
                 details_url=settings.public_url or None,
                 retry_base_seconds=settings.retry_base_seconds,
                 lease_seconds=settings.effect_lease_seconds,

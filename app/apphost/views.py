@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 from app.commands.buttons import actions_for
 from app.core.naming import execplan_path
+from app.core.ownership import task_check_id
 from app.core.result import run_result
 from app.core.sanitize import markdown_code_block, sanitize_markdown, truncate
 from app.core.state import RunState, TaskState
@@ -313,7 +314,7 @@ def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) 
         fit("\n".join(lines)),
         conclusion,
         text=_tails(latest),
-        external_id=f"{s.run_id}/{t.id}"[:255],
+        external_id=task_check_id(s.run_id, t.id)[:255],
         actions=tuple(actions_for(t.status)),
         details_url=job,
     )

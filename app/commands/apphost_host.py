@@ -72,6 +72,10 @@ class AppCommandHost:
         run_id = find_open(self.store, self.key(where))
         return run_id, (self.store.projections.tasks(run_id) if run_id else {})
 
+    def open_run(self, where: Where) -> str | None:
+        """The id of the open run on `where`'s base, if any."""
+        return find_open(self.store, self.key(where))
+
     def pull_of_task(self, where: Where, task: str) -> int | None:
         _, handles = self._handles(where)
         number = handles.get(task, {}).get("pull")

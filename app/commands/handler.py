@@ -7,7 +7,9 @@ marked reply exists); then for each command in order: parse (a mistake
 answers the nearest verb's usage), check the commenter's permission, refuse
 work from a fork's pull request, and hand it to the host. One reply quotes
 each command and says what happened. A button click is the same command with
-the same permission check on the clicker, answered on the task's pull request.
+the same permission check on the clicker, answered on the task's pull request,
+and only on a check run ODW's App created for a task of the open run
+(`app.core.ownership.foreign_click`); any other click runs nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from app.commands.host import Answer, CommandHost, Launch, NoOpenRun, RepoGitHub
 from app.commands.lines import command_lines
 from app.commands.permission import PermissionCache, ignored_author, is_bot
 from app.core.inputs import OperatorMove
+from app.core.ownership import CheckFacts, foreign_click
 from app.core.repo_config import RepoConfig
 from app.github.errors import GitHubError
 from webhooks.events import CheckRunEvent, IssueCommentEvent
@@ -51,6 +54,7 @@ class CommandHandler:
     host: CommandHost
     github: Callable[[Where], RepoGitHub]
     app_login: str
+    app_id: int  # ODW's App: a button counts only on a check run it created
     permissions: PermissionCache = field(default_factory=PermissionCache)
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
 
@@ -205,6 +209,12 @@ class CommandHandler:
         task = task_of_check(event.check_run.name)
         if where is None or task is None:
             return Handled(ignored=f"{event.check_run.name!r} is not a task's check run")
+        run = event.check_run
+        facts = CheckFacts(task, run.app.id if run.app else None, run.external_id)
+        why = foreign_click(facts, app_id=self.app_id, live_run=self.host.open_run(where))
+        if why is not None:
+            log.info("%s click ignored: %s", event.subject(), why)
+            return Handled(ignored=f"not ODW's check run of a live task: {why}")
         login = event.sender.login if event.sender else ""
         config = self.host.settings(where)
         why = ignored_author(

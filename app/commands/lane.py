@@ -31,7 +31,11 @@ class CommandRunner:
         self.executor = executor
         self.host = AppCommandHost(executor.store, self.client, executor.wake.set)
         self.handler = CommandHandler(
-            self.host, self.client, executor.config.bot_login, PermissionCache()
+            self.host,
+            self.client,
+            executor.config.bot_login,
+            executor.github.app_id,
+            PermissionCache(),
         )
 
     def client(self, where: Where) -> RepositoryClient:

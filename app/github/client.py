@@ -46,6 +46,7 @@ class GitHubApp:
         clock: Clock | None = None,
         sleeper: Sleeper | None = None,
         counter: RequestCounter | None = None,
+        bot_login: str = "odw[bot]",
     ) -> None:
         clock = clock or SystemClock()
         sleeper = sleeper or SystemSleeper()
@@ -58,16 +59,27 @@ class GitHubApp:
             sleeper=sleeper,
             budget=ContentBudget(clock, sleeper),
             counter=counter or RequestCounter(),
+            bot_login=bot_login,
         )
 
     @classmethod
     def from_settings(cls, settings: object, **kw: object) -> GitHubApp:
-        """From the service's Settings (`app_id`, `private_key_path`, `github_api_url`)."""
+        """From the service's Settings (`app_id`, `private_key_path`, `github_api_url`,
+        `app_slug`)."""
         credentials = AppCredentials.load(
             getattr(settings, "app_id", None), getattr(settings, "private_key_path", None)
         )
         api_url = getattr(settings, "github_api_url", DEFAULT_API_URL)
+        kw.setdefault("bot_login", f"{getattr(settings, 'app_slug', 'odw')}[bot]")
         return cls(credentials, api_url, **kw)  # type: ignore[arg-type]
+
+    @property
+    def app_id(self) -> int:
+        return self.context.credentials.app_id
+
+    @property
+    def bot_login(self) -> str:
+        return self.context.bot_login
 
     @property
     def counter(self) -> RequestCounter:

@@ -59,6 +59,7 @@ class PullRequest:
     html_url: str
     merge_commit_sha: str | None = None
     head_repo: str | None = None  # OWNER/NAME of the head branch (a fork's, or None if gone)
+    author: str | None = None  # `user.login`: who opened it
 
 
 @dataclass(frozen=True)
@@ -158,7 +159,11 @@ class Pulls(Protocol):
         self, head: str, base: str, title: str, body: str, *, draft: bool = True
     ) -> PullRequest: ...
     def get_pull(self, number: int) -> PullRequest: ...
-    def find_pull(self, head: str, base: str) -> PullRequest | None: ...
+    def find_pull(self, head: str, base: str) -> PullRequest | None:
+        """ODW's own pull request from `head` of this repository into `base`
+        (one the App's bot opened; open first, then newest), or None."""
+        ...
+
     def update_pull(
         self,
         number: int,

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import base64
+import logging
 from typing import Any
 
 from github.GithubObject import NotSet
 
+from app.core.ownership import PullFacts, foreign_pull
 from app.github.errors import GitHubError, HeadMoved, NotFound, NotMergeable, Unprocessable
 from app.github.ports import MergeResult, PullRequest
 from app.github.transport import Transport
+
+log = logging.getLogger("odw.github")
 
 PULL_PERMISSIONS = {"pull_requests": "write", "contents": "read"}
 MERGE_PERMISSIONS = {"pull_requests": "write", "contents": "write"}
@@ -31,6 +35,7 @@ def _pull(data: dict[str, Any]) -> PullRequest:
         html_url=data.get("html_url", ""),
         merge_commit_sha=data.get("merge_commit_sha"),
         head_repo=(data["head"].get("repo") or {}).get("full_name"),
+        author=(data.get("user") or {}).get("login"),
     )
 
 
@@ -59,7 +64,11 @@ class GitHubPulls:
         )
 
     def find_pull(self, head: str, base: str) -> PullRequest | None:
+        """ODW's own pull request on `head` into `base`: anyone may open one from a
+        branch of that name (a writer here, or a fork whose owner shares the
+        name), and none of theirs is ever adopted (`app.core.ownership`)."""
         owner = self._t.repository.split("/", 1)[0]
+        bot = self._t.ctx.bot_login
 
         def find() -> PullRequest | None:
             _, data = self._t.request(
@@ -67,7 +76,14 @@ class GitHubPulls:
                 "/pulls",
                 params={"head": f"{owner}:{head}", "base": base, "state": "all", "per_page": 10},
             )
-            pulls = [_pull(p) for p in data or []]
+            pulls = []
+            for p in map(_pull, data or []):
+                facts = PullFacts(p.number, p.head_ref, p.head_repo, p.author)
+                why = foreign_pull(facts, repository=self._t.repository, branch=head, bot_login=bot)
+                if why is None:
+                    pulls.append(p)
+                else:
+                    log.info("pull request on %s not adopted: %s", head, why)
             open_first = sorted(pulls, key=lambda p: (p.state != "open", -p.number))
             return open_first[0] if open_first else None
 

@@ -48,6 +48,8 @@ class Context:
     sleeper: Sleeper
     budget: ContentBudget
     counter: RequestCounter
+    # The App's bot (`<slug>[bot]`): the author of the pull requests ODW opens.
+    bot_login: str = "odw[bot]"
     timeout: int = TIMEOUT
     _current: threading.local = field(default_factory=threading.local)
 

@@ -113,10 +113,14 @@ def replies(fake: FakeGitHub, number: int) -> list[s.Comment]:
     ]
 
 
+# A delivery's final statuses: handled, not for ODW, given up on, refused as malformed.
+FINAL = ("processed", "ignored", "failed", "rejected")
+
+
 def settled(store: Store, delivery: s.Delivery) -> bool:
     """The service stored the delivery and its handler (and any command) finished."""
     row = store.inbox.get(delivery.id)
-    if row is None or row.status not in ("processed", "ignored", "failed"):
+    if row is None or row.status not in FINAL:
         return False
     pending = [e for e in store.outbox.list() if e.kind == "app-command" and e.status != "done"]
     return not pending
@@ -230,3 +234,52 @@ def test_the_retry_button_reruns_a_failed_task_for_a_writer_only(
     wait_until("the retry", lambda: events_of(store, "task-retried"))
     assert events_of(store, "task-retried")[0]["by"] == "maintainer"
     wait_until("1.1 to land", lambda: task_status(store, "1.1") == "landed", timeout=240)
+
+
+def test_a_click_on_a_check_run_odw_never_created_runs_nothing(
+    fake: FakeGitHub,
+    service: Service,
+    sample: s.Repository,
+    failed: Store,
+) -> None:
+    """Another App's check run named like 1.1's, with 1.1's external id copied,
+    and a check run of ODW's App whose external id names no live run: clicking
+    "Mark complete" on either runs nothing and answers nothing; the button on
+    1.1's own check run still works."""
+    store = failed
+
+    def failed_check() -> s.CheckRun | None:
+        runs = [c for c in fake.check_runs.values() if c.name == "ODW · 1.1"]
+        last = runs[-1] if runs else None
+        return last if last and last.conclusion == "failure" and last.actions else None
+
+    check = wait_until("1.1's failed check run with buttons", failed_check)
+    pull = next(p for p in fake.pulls.values() if p.head == "roadmap-1-1")
+    button = [a for a in check.actions if a["identifier"] == "complete"]
+    fake.add_app(15368, "another-ci")
+    foreign = fake.create_check_run_as_app(
+        15368, REPO, check.name, check.head_sha, external_id=check.external_id, actions=button
+    )
+    stale = fake.create_check_run_as_app(
+        fake.app_id, REPO, check.name, check.head_sha,
+        external_id="gh-octo-demo-main-20260101T000000Z-000000/1.1", actions=button,
+    )  # fmt: skip
+    for clicked in (foreign, stale):
+        fake.click_check_run_action(clicked.id, "complete", "maintainer")
+        delivery = last_delivery(fake, "check_run")
+        wait_until("the click's delivery", lambda: settled(store, delivery))  # noqa: B023
+    assert events_of(store, "stage-completed-manually") == []
+    assert task_status(store, "1.1") == "failed"
+    assert replies(fake, pull.number) == []
+    wait_until(
+        "both clicks to be logged as ignored",
+        lambda: service.log().count("click ignored") == 2,
+        timeout=30,
+    )
+    log = service.log()
+    assert "created by App 15368, not by ODW" in log and "does not name task 1.1" in log
+
+    fake.click_check_run_action(check.id, "retry", "maintainer")
+    wait_until("the retry", lambda: events_of(store, "task-retried"))
+    assert events_of(store, "task-retried")[0]["by"] == "maintainer"
+    assert len(replies(fake, pull.number)) == 1

@@ -244,8 +244,14 @@ class Webhooks:
             body.setdefault(side, {}).update(
                 ref=rendered[side]["ref"], sha=rendered[side]["sha"], label=rendered[side]["label"]
             )
+            body[side]["user"] = _user(body[side].get("user"), rendered[side]["user"])
             if isinstance(body[side].get("repo"), dict):
                 _rewrite_repos(body[side]["repo"], repo, self.fake)
+        if pull.head_repo and isinstance(body["head"].get("repo"), dict):
+            # A fork's pull request: its head lives in the fork (as GitHub sends it).
+            body["head"]["repo"] = self.fake.shapes.fork_of(
+                body["head"]["repo"], repo, pull.head_repo
+            )
         body["user"] = _user(body.get("user"), rendered["user"])
         if pull.merged:
             merger = self.fake.shapes.user(sender, "User") if sender else rendered["merged_by"]
@@ -331,7 +337,9 @@ class Webhooks:
         )
         body["output"] = out
         if isinstance(body.get("app"), dict):
-            body["app"].update(id=self.fake.app_id, slug=self.fake.app_slug)
+            # The App that created the check run, as `check_run.app` says on GitHub.
+            app = rendered["app"]
+            body["app"].update(id=app["id"], slug=app["slug"], name=app["name"])
         if isinstance(body.get("check_suite"), dict):
             body["check_suite"].update(head_sha=check_run.head_sha)
         body["pull_requests"] = []

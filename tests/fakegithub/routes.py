@@ -111,6 +111,7 @@ def create_check_run(fake: FakeGitHub, call: Call) -> Reply:
         {},
         [],
         fake.now(),
+        app_id=fake.app_id,  # the App whose installation token made the request
     )
     _check_fields(run, body, fake.now())
     with fake.lock:

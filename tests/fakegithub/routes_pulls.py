@@ -76,7 +76,16 @@ def list_pulls(fake: FakeGitHub, call: Call) -> Reply:
     if state != "all":
         pulls = [p for p in pulls if p.state == state]
     if "head" in call.query:
-        pulls = [p for p in pulls if p.head == _branch(call.query["head"], repo)]
+        # `head` is `user:ref-name`: a fork's pull request has the fork's owner as
+        # its head user, so it never matches the repository owner's branch of the
+        # same name (REST "List pull requests", parameter `head`).
+        owner, _, branch = call.query["head"].rpartition(":")
+        owner = owner or repo.owner
+        pulls = [
+            p
+            for p in pulls
+            if p.head == branch and (p.head_repo or repo.full_name).split("/")[0] == owner
+        ]
     if "base" in call.query:
         pulls = [p for p in pulls if p.base == call.query["base"]]
     pulls.sort(key=lambda p: -p.number)
@@ -127,6 +136,7 @@ def merge_pull(fake: FakeGitHub, call: Call) -> Reply:
         if squashed is None or not repo.git.set_ref(f"refs/heads/{pull.base}", squashed, base_sha):
             raise error(405, "Pull Request is not mergeable")
         pull.merged = True
+        pull.merged_by = fake.bot_login
         pull.state = "closed"
         pull.merge_commit_sha = squashed
     fake.webhooks.send(

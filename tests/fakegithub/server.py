@@ -108,6 +108,10 @@ class FakeGitHub:
         self.app_id = 424242
         self.app_slug = "odw"
         self.bot_login = f"{self.app_slug}[bot]"
+        # Every GitHub App the fake knows: ODW's, and others tests register
+        # (`add_app`) to create check runs ODW never created.
+        self.apps: dict[int, str] = {self.app_id: self.app_slug}
+        self._forks: dict[str, int] = {}
         key = _app_key()
         self.private_key_pem = key.private_bytes(
             serialization.Encoding.PEM,
@@ -195,6 +199,13 @@ class FakeGitHub:
         with self.lock:
             return self._users.setdefault(login, 500 + len(self._users))
 
+    def fork_id(self, full_name: str) -> int:
+        """The repository id of the fork `full_name` (forks hold no git data here)."""
+        with self.lock:
+            if full_name not in self._forks:
+                self._forks[full_name] = self.next_id()
+            return self._forks[full_name]
+
     def write_private_key(self, directory: Path) -> Path:
         path = directory / "app.pem"
         path.write_text(self.private_key_pem)
@@ -244,25 +255,59 @@ class FakeGitHub:
     def open_fork_pull(
         self, full_name: str, fork: str, branch: str, login: str, files: dict[str, str]
     ) -> s.PullRequest:
-        """`login` opens a pull request from `fork`'s `branch` (its head is kept
-        as GitHub does, under refs/pull/N/head of this repository)."""
+        """`login` opens a pull request from `fork`'s `branch`."""
+        return self.open_pull_as(login, full_name, branch, files, from_fork=fork)
+
+    def open_pull_as(
+        self,
+        login: str,
+        full_name: str,
+        head_branch: str,
+        files: dict[str, str] | None = None,
+        *,
+        from_fork: str | None = None,
+    ) -> s.PullRequest:
+        """`login` opens a pull request into the default branch, as on github.com.
+
+        From a fork (`from_fork`, OWNER/NAME; no permission on this repository
+        needed): the head is a commit of `files` on the base, kept as GitHub
+        keeps a fork's head, under `refs/pull/N/head` of this repository, and
+        the fork is the pull request's `head.repo`. From this repository: the
+        head is `head_branch` here, with `files` committed on it first (a writer
+        pushing to it, creating it from the base when it does not exist).
+        """
         repo = self.repos[full_name]
         base_sha = repo.git.sha(f"refs/heads/{repo.default_branch}")
         with self.lock:
             number = repo.next_number
             repo.next_number += 1
-        scratch = f"fork-scratch-{number}"
-        sha = repo.git.commit_files(scratch, files, f"{login}'s change", parent=base_sha)
-        repo.git.git("update-ref", f"refs/pull/{number}/head", sha)
-        repo.git.git("update-ref", "-d", f"refs/heads/{scratch}")
+        if from_fork is not None:
+            scratch = f"fork-scratch-{number}"
+            sha = repo.git.commit_files(scratch, files or {}, f"{login}'s change", parent=base_sha)
+            repo.git.git("update-ref", f"refs/pull/{number}/head", sha)
+            repo.git.git("update-ref", "-d", f"refs/heads/{scratch}")
+        elif files:
+            parent = repo.git.sha(f"refs/heads/{head_branch}") or base_sha
+            repo.git.commit_files(head_branch, files, f"{login}'s change", parent=parent)
+        elif repo.git.sha(f"refs/heads/{head_branch}") is None:
+            raise ValueError(f"{head_branch} does not exist in {full_name}")
         pull = s.PullRequest(
-            self.next_id(), full_name, number, f"{login}'s change", "", branch,
-            repo.default_branch, False, login, created_at=self.now(), head_repo=fork,
+            self.next_id(), full_name, number, f"{login}'s change", "", head_branch,
+            repo.default_branch, False, login, created_at=self.now(), head_repo=from_fork,
         )  # fmt: skip
         with self.lock:
             self.pulls[(full_name, number)] = pull
-        self.webhooks.send("pull_request", "opened", pull=pull)
+        self.webhooks.send("pull_request", "opened", pull=pull, sender=login)
         return pull
+
+    def close_pull_as(self, login: str, full_name: str, number: int) -> None:
+        """`login` closes the pull request unmerged. Its author may close it with no
+        permission on the repository ("Closing a pull request", GitHub docs)."""
+        pull = self.pulls[(full_name, number)]
+        with self.lock:
+            assert pull.state == "open"
+            pull.state = "closed"
+        self.webhooks.send("pull_request", "closed", pull=pull, sender=login)
 
     def comment_as(self, login: str, full_name: str, number: int, body: str) -> s.Comment:
         """A person comments on an issue or pull request (sends issue_comment)."""
@@ -279,23 +324,59 @@ class FakeGitHub:
         return comment
 
     def merge_as(self, login: str, full_name: str, number: int) -> str:
-        """A person marks the pull request ready and squash-merges it on github.com."""
+        """A person (a maintainer) marks the pull request ready and squash-merges it
+        on github.com; a fork's head is its `refs/pull/N/head`."""
         repo, pull = self.repos[full_name], self.pulls[(full_name, number)]
         with self.lock:
-            head = repo.git.sha(f"refs/heads/{pull.head}")
+            head_ref = f"refs/pull/{number}/head" if pull.head_repo else f"refs/heads/{pull.head}"
+            head = repo.git.sha(head_ref)
             base = repo.git.sha(f"refs/heads/{pull.base}")
             assert head and base and pull.state == "open"
             squashed = repo.git.squash(base, head, f"{pull.title} (#{number})")
             assert squashed and repo.git.set_ref(f"refs/heads/{pull.base}", squashed, base)
             pull.draft, pull.merged, pull.state = False, True, "closed"
-            pull.merge_commit_sha = squashed
+            pull.merge_commit_sha, pull.merged_by = squashed, login
         self.webhooks.send(
             "push", None, repo=repo, ref=f"refs/heads/{pull.base}", before=base, after=squashed
         )
         self.webhooks.send("pull_request", "closed", pull=pull, sender=login)
         return squashed
 
+    def add_app(self, app_id: int, slug: str) -> None:
+        """Another GitHub App, installed on the same repositories as ODW."""
+        with self.lock:
+            self.apps[app_id] = slug
+
+    def create_check_run_as_app(
+        self,
+        app_id: int,
+        full_name: str,
+        name: str,
+        head_sha: str,
+        *,
+        external_id: str = "",
+        conclusion: str = "failure",
+        actions: list[dict[str, str]] | None = None,
+    ) -> s.CheckRun:
+        """App `app_id` (`add_app`) creates a completed check run with `actions`
+        buttons, as `POST /repos/{owner}/{repo}/check-runs` with its own token
+        would: any App with `checks: write` may name a check run anything."""
+        now = self.now()
+        run = s.CheckRun(
+            self.next_id(), full_name, name, head_sha, "completed", conclusion, external_id,
+            None, {"title": name, "summary": name}, list(actions or []), now, now, app_id=app_id,
+        )  # fmt: skip
+        with self.lock:
+            self.check_runs[run.id] = run
+        self.webhooks.send("check_run", "completed", check_run=run)
+        return run
+
     def click_check_run_action(self, check_run_id: int, identifier: str, login: str) -> None:
+        """`login` clicks a button of the check run. GitHub sends `requested_action`
+        to the App that created the check run ("check_run" in "Webhook events and
+        payloads"); the fake has one receiver, so a click on another App's check
+        run reaches ODW as it does when that App's webhook URL and secret are
+        ODW's (a second App, say staging, pointed at the same service)."""
         run = self.check_runs[check_run_id]
         if identifier not in {a["identifier"] for a in run.actions}:
             raise ValueError(f"check run {check_run_id} has no button {identifier!r}")

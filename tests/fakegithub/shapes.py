@@ -92,13 +92,16 @@ class Shapes:
         }
         data["output"] = output
         data["check_suite"] = {"id": run.id}
-        data["app"] = self.app()
+        data["app"] = self.app(run.app_id)
         data.pop("deployment", None)
         return data
 
-    def app(self) -> dict[str, Any]:
+    def app(self, app_id: int | None = None) -> dict[str, Any]:
+        """The GitHub App `app_id` (ODW's by default), as `check_run.app` shows it."""
+        app_id = self.fake.app_id if app_id is None else app_id
+        slug = self.fake.apps[app_id]
         data = self.example("integration")
-        data.update(id=self.fake.app_id, slug=self.fake.app_slug, name=self.fake.app_slug)
+        data.update(id=app_id, slug=slug, name=slug, node_id=f"A_{app_id}")
         return data
 
     def comment(self, comment: s.Comment) -> dict[str, Any]:
@@ -182,23 +185,40 @@ class Shapes:
                 ref=ref, sha=sha, label=f"{repo.owner}:{ref}", user=self.user(repo.owner)
             )
         if pull.head_repo:
-            fork_owner, _, fork_name = pull.head_repo.partition("/")
+            fork_owner = pull.head_repo.partition("/")[0]
             data["head"].update(label=f"{fork_owner}:{pull.head}", user=self.user(fork_owner))
-            data["head"]["repo"] = {
-                **(data["head"].get("repo") or {}),
-                "full_name": pull.head_repo,
-                "name": fork_name,
-                "owner": self.user(fork_owner),
-                "fork": True,
-            }
+            data["head"]["repo"] = self.fork_of(
+                data["head"].get("repo") or {}, repo, pull.head_repo
+            )
         if not simple:
             data.update(
                 merged=pull.merged,
                 mergeable=None if pull.merged else True,
                 mergeable_state="draft" if pull.draft else "clean",
-                merged_by=self.user(self.fake.bot_login, "Bot") if pull.merged else None,
+                merged_by=self._merger(pull),
             )
         return data
+
+    def fork_of(self, node: Any, repo: s.Repository, fork: str) -> dict[str, Any]:
+        """`node`, a repository object of `repo` in GitHub's shape, as the fork
+        `fork`. A fork's pull request has the fork as `head.repo` and the
+        repository as `base.repo` (REST "Get a pull request"; the webhook
+        examples' `pull_request.head.repo`, `fork: true`)."""
+        owner, _, name = fork.partition("/")
+        text = json.dumps(node).replace(f"/repos/{repo.full_name}", f"/repos/{fork}")
+        data: dict[str, Any] = json.loads(text.replace(f"/{repo.full_name}", f"/{fork}"))
+        fork_id = self.fake.fork_id(fork)
+        data.update(id=fork_id, node_id=f"R_{fork_id}", name=name, full_name=fork, fork=True)
+        if isinstance(data.get("owner"), dict):
+            person = self.user(owner)
+            data["owner"].update({k: v for k, v in person.items() if k in data["owner"]})
+        return data
+
+    def _merger(self, pull: s.PullRequest) -> dict[str, Any] | None:
+        if not pull.merged:
+            return None
+        login = pull.merged_by or self.fake.bot_login
+        return self.user(login, "Bot" if login.endswith("[bot]") else "User")
 
     def git_ref(self, repo: s.Repository, ref: str, sha: str) -> dict[str, Any]:
         data = self.example("git-ref", repo)

@@ -62,6 +62,7 @@ class PullRequest:
     created_at: float = 0.0
     # OWNER/NAME of the fork the head branch lives in (None: this repository).
     head_repo: str | None = None
+    merged_by: str | None = None  # who merged it (a person on github.com, or the App)
 
 
 @dataclass
@@ -93,6 +94,9 @@ class CheckRun:
     started_at: float
     completed_at: float | None = None
     updates: int = 0
+    # The GitHub App that created it: only an App creates check runs, and each
+    # is labelled with its creator (`check_run.app`, REST "Get a check run").
+    app_id: int = 0
 
 
 @dataclass

@@ -107,6 +107,68 @@ def test_every_webhook_the_fake_sends_validates_against_githubs_schemas(
     assert foreign == []
 
 
+def test_a_strangers_pull_requests_and_another_apps_check_run_look_as_on_github(
+    client: RepositoryClient, fake: FakeGitHub, repo: Repository
+) -> None:
+    """A fork's pull request has the fork as `head.repo`; a check run carries
+    the App that created it; a person's pull request names that person. ODW's
+    own lookup by head branch finds none of them."""
+    require_oracle(WEBHOOK_EXAMPLES)
+    base = repo.git.sha("refs/heads/main") or ""
+    client.refs.create_branch("roadmap-1-1", base)
+    repo.git.commit_files("roadmap-1-1", {"f.txt": "1"}, "work", parent=base)
+    fork = fake.open_pull_as(
+        "mallory", REPO, "roadmap-1-1", {"evil.sh": "x"}, from_fork="mallory/demo"
+    )
+    fake.close_pull_as("mallory", REPO, fork.number)
+    merged = fake.open_pull_as(
+        "mallory", REPO, "roadmap-1-1", {"e.sh": "x"}, from_fork="mallory/demo"
+    )
+    fake.merge_as("maintainer", REPO, merged.number)
+    writer = fake.open_pull_as("writer", REPO, "roadmap-1-1", {"w.txt": "w"})
+    fake.add_app(15368, "another-ci")
+    head = repo.git.sha("refs/heads/main") or ""
+    other = fake.create_check_run_as_app(
+        15368, REPO, "ODW · 1.1", head, external_id="x/1.1",
+        actions=[{"label": "Mark complete", "description": "d", "identifier": "complete"}],
+    )  # fmt: skip
+    fake.click_check_run_action(other.id, "complete", "writer")
+
+    problems = [
+        p for d in fake.webhooks.deliveries for p in schema_errors(d.event, d.action, d.payload)
+    ]
+    assert "\n".join(problems) == ""
+    pulls = {
+        (d.payload["number"], d.action): d.payload
+        for d in fake.webhooks.deliveries
+        if d.event == "pull_request"
+    }
+    for number in (fork.number, merged.number):
+        head_repo = pulls[(number, "closed")]["pull_request"]["head"]["repo"]
+        assert (head_repo["full_name"], head_repo["fork"]) == ("mallory/demo", True)
+        assert head_repo["owner"]["login"] == "mallory" and head_repo["id"] != repo.id
+        assert pulls[(number, "closed")]["pull_request"]["base"]["repo"]["full_name"] == REPO
+    assert pulls[(fork.number, "closed")]["sender"]["login"] == "mallory"
+    assert pulls[(merged.number, "closed")]["pull_request"]["merged_by"]["login"] == "maintainer"
+    assert pulls[(writer.number, "opened")]["pull_request"]["user"]["login"] == "writer"
+    assert pulls[(writer.number, "opened")]["pull_request"]["head"]["repo"]["full_name"] == REPO
+    click = [d for d in fake.webhooks.deliveries if d.action == "requested_action"][-1]
+    assert (click.payload["check_run"]["app"]["id"], click.payload["check_run"]["app"]["slug"]) == (
+        15368,
+        "another-ci",
+    )
+    # Over REST too: the fork is the head repository, the person the author.
+    got = client.pulls.get_pull(fork.number)
+    assert (got.head_repo, got.author) == ("mallory/demo", "mallory")
+    assert client.pulls.get_pull(writer.number).author == "writer"
+    # None of them is ODW's own pull request on the task branch.
+    assert client.pulls.find_pull("roadmap-1-1", "main") is None
+    client.refs.create_branch("roadmap-2-1", base)
+    repo.git.commit_files("roadmap-2-1", {"g.txt": "2"}, "work", parent=base)
+    mine = client.pulls.create_pull("roadmap-2-1", "main", "2.1", "body")
+    assert client.pulls.find_pull("roadmap-2-1", "main") == mine
+
+
 def _url_fields(node: Any) -> Iterator[tuple[str, str]]:
     """Every `url` / `*_url` field a client follows (avatars are images; an App's
     `external_url` is its homepage, chosen by its owner)."""

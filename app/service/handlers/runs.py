@@ -14,6 +14,7 @@ import logging
 from app.apphost import api
 from app.apphost.runs import RunKey, find_open
 from app.core.naming import task_id_from_branch
+from app.core.ownership import PullFacts
 from app.service.outcome import HandlerContext
 from webhooks.events import PullRequestEvent, PushEvent, WorkflowRunEvent
 from webhooks.router import Router
@@ -87,7 +88,8 @@ def on_workflow_run(event: WorkflowRunEvent, ctx: HandlerContext) -> None:
 
 @router.register("pull_request", "closed")
 def on_pull_closed(event: PullRequestEvent, ctx: HandlerContext) -> None:
-    """A person merged (landed) or closed (stopped) a task's pull request."""
+    """A person merged (landed) or closed (stopped) a task's own pull request;
+    any other pull request (a fork's, a stranger's) is ignored with the reason."""
     where = _where(event)
     if where is None:
         return
@@ -102,6 +104,12 @@ def on_pull_closed(event: PullRequestEvent, ctx: HandlerContext) -> None:
         _skip(event, f"no open run for {repo}@{pr.base.ref}")
         return
     by = event.sender.login if event.sender else "someone"
-    api.note_pull_closed(
-        ctx.store, run_id, named[0], pr.number, bool(pr.merged), pr.merge_commit_sha, by, tx=ctx.tx
-    )
+    head_repo = pr.head.repo.full_name if pr.head.repo else None
+    facts = PullFacts(pr.number, pr.head.ref, head_repo, pr.user.login if pr.user else None)
+    try:
+        api.note_pull_closed(
+            ctx.store, run_id, named[0], facts, repository=repo, merged=bool(pr.merged),
+            sha=pr.merge_commit_sha, by=by, tx=ctx.tx,
+        )  # fmt: skip
+    except api.ForeignPull as exc:
+        log.info("%s ignored: not task %s's own pull request: %s", event.subject(), named[0], exc)
