@@ -270,6 +270,11 @@ def test_past_the_in_flight_budget_a_request_is_503_at_once(tmp_path: Path) -> N
             if reply.startswith(b"HTTP/1.1 100 Continue") or time.monotonic() > deadline:
                 break
             time.sleep(0.05)
+        # A request answered gives its bytes back: three of 10 MB, one after another.
+        for i in range(3):
+            payload = {"action": "created", "padding": "x" * (10 * MB)}
+            body, headers = oracle.signed(SECRET, "star", payload, f"big-{i}")
+            assert request(port, "POST", "/webhooks", body, headers)[0] == 202
     assert status(refused) == 503, refused
     assert b"Retry-After: 1" in refused
     assert status(counted) == 503, counted
