@@ -59,6 +59,10 @@ BUSY = Refusal(503, "too many request bytes in flight; retry shortly", retry_aft
 CROWDED = Refusal(503, "too many connections still sending a request; retry shortly", 1)
 
 
+def too_large(max_body: int = MAX_BODY_BYTES) -> Refusal:
+    return Refusal(413, f"body larger than {max_body} bytes")
+
+
 def refuse_before_body(
     signature: str | bytes | None, length: int | None, max_body: int = MAX_BODY_BYTES
 ) -> Refusal | None:
@@ -71,7 +75,7 @@ def refuse_before_body(
             401, "X-Hub-Signature-256 is missing: only a signed delivery may send a body"
         )
     if length is not None and length > max_body:
-        return Refusal(413, f"body larger than {max_body} bytes")
+        return too_large(max_body)
     return None
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from app.store.inbox import NewDelivery
 from app.store.intake import Intake
 from app.store.intake_client import IntakeUnavailable
-from app.web.admission import REASONS, Refusal, refuse_before_body
+from app.web.admission import REASONS, Refusal, refuse_before_body, too_large
 from webhooks.delivery import MAX_BODY_BYTES, BadDelivery, parse_delivery
 from webhooks.signature import verify
 
@@ -79,7 +79,7 @@ class WebhookEdge:
         try:
             raw = self._read_body(environ)
         except _TooLarge:
-            return 413, {"error": f"body larger than {self.max_body} bytes"}
+            return 413, {"error": too_large(self.max_body).error}
         except BadDelivery as exc:
             return 400, {"error": str(exc)}
         if not verify(raw, environ.get("HTTP_X_HUB_SIGNATURE_256"), self.secrets):

@@ -22,10 +22,10 @@ bounded three ways (issue 25):
   `ODW_HTTP_INFLIGHT_MB` budget until its answer is written, and past the
   budget is answered 503 at once.
 
-A refused connection is half-closed and what the client still sends is
-read and dropped for a moment, so it reads the answer rather than a reset.
-A chunked body larger than the cap is not read in full: the request goes to
-the app as soon as the cap is passed, which answers 413 from what is buffered.
+A chunked body is refused (413) as soon as more than 25 MB of it has
+arrived. A refused connection is half-closed and what the client still
+sends is read and dropped for a moment, so it reads the answer rather than
+a reset.
 """
 
 from __future__ import annotations
@@ -40,12 +40,18 @@ from typing import Any
 
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
-from app.web.admission import BUSY, CROWDED, TIMEOUT, Budget, Refusal, refuse_before_body
+from app.web.admission import (
+    BUSY,
+    CROWDED,
+    TIMEOUT,
+    Budget,
+    Refusal,
+    refuse_before_body,
+    too_large,
+)
 from webhooks.delivery import MAX_BODY_BYTES
 
-# The app reads bodies in 64 KB pieces; keep that much past the cap buffered
-# so it can see the cap passed without waiting on the socket.
-BODY_CAP = MAX_BODY_BYTES + (1 << 18)
+BODY_CAP = MAX_BODY_BYTES
 HEADER_CAP = 1 << 17  # beyond gunicorn's own limits: its parser refuses them
 RECV_SIZE = 1 << 18
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
@@ -53,8 +59,9 @@ CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 class RequestFraming:
     """How much of one HTTP/1.1 request is buffered: `feed` returns True once
-    the request is complete, or past the body cap, or malformed (gunicorn's
-    parser then answers it from the buffer)."""
+    the request is complete, or past the body cap (`too_large`: the worker
+    answers 413), or malformed (gunicorn's parser then answers it from the
+    buffer)."""
 
     def __init__(self, body_cap: int = BODY_CAP) -> None:
         self.buf = bytearray()
@@ -64,6 +71,7 @@ class RequestFraming:
         self.chunked = False
         self.chunk_pos = 0
         self.decoded = 0
+        self.too_large = False
         self.wants_continue = False
         self.signature: bytes | None = None
 
@@ -97,7 +105,8 @@ class RequestFraming:
             return self._chunks_done()
         if self.length is None:
             return True
-        return self.length > self.body_cap or len(self.buf) - self.body_start >= self.length
+        self.too_large = self.length > self.body_cap
+        return self.too_large or len(self.buf) - self.body_start >= self.length
 
     def _read_headers(self, end: int) -> bool:
         """Note the framing; False when it is not one gunicorn would accept."""
@@ -154,6 +163,7 @@ class RequestFraming:
             # announced: a thread must find everything it reads buffered.
             received = min(size, max(0, len(self.buf) - data_start))
             if self.decoded + received > self.body_cap:
+                self.too_large = True
                 return True
             if len(self.buf) < data_start + size + 2:
                 return False
@@ -287,6 +297,9 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
             self._wait(pending, BODY, pending.started + self.read_timeout)
         if not self._hold(pending):
             self._refuse(pending, BUSY)
+            return False
+        if framing.too_large:
+            self._refuse(pending, too_large(framing.body_cap))
             return False
         if done:
             self._dispatch(pending)

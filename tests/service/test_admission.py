@@ -122,3 +122,15 @@ def test_the_in_flight_budget_and_header_timeout_settings(monkeypatch: pytest.Mo
     monkeypatch.setenv("ODW_HTTP_HEADER_TIMEOUT", "0")
     with pytest.raises(SettingsError, match="ODW_HTTP_HEADER_TIMEOUT: Input should be greater"):
         load_settings()
+
+
+def test_a_chunked_body_is_too_large_once_more_than_the_cap_has_arrived() -> None:
+    head = HEAD + b"Transfer-Encoding: chunked\r\n\r\n"
+    framing = RequestFraming(body_cap=1000)
+    assert not framing.feed(head + b"3e8\r\n" + b"x" * 1000 + b"\r\n")
+    assert not framing.too_large  # exactly the cap
+    assert framing.feed(b"1\r\nx")
+    assert framing.too_large
+    whole = RequestFraming(body_cap=1000)
+    assert whole.feed(head + b"3e8\r\n" + b"x" * 1000 + b"\r\n0\r\n\r\n")
+    assert not whole.too_large
