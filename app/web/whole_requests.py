@@ -190,6 +190,10 @@ class _TimedSocket:
         return getattr(self._sock, name)
 
 
+HEAD, BODY, DRAIN = "head", "body", "drain"
+REPORT_EVERY = 10.0  # seconds between log lines counting refusals
+
+
 @dataclass(eq=False)
 class _Reading:
     """A connection the event loop is reading: its request's headers
@@ -198,13 +202,10 @@ class _Reading:
     conn: TConn
     started: float
     deadline: float
-    phase: str = "head"
+    phase: str = HEAD
     framing: RequestFraming = field(default_factory=RequestFraming)
     held: int = 0  # bytes reserved in the budget
     registered: bool = False
-
-
-HEAD, BODY, DRAIN = "head", "body", "drain"
 
 
 def worker_class(
@@ -237,6 +238,8 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
         self.next_deadline = float("inf")
         self.budget = Budget(self.inflight_bytes)
         self.held_by: dict[TConn, int] = {}  # requests handed to a thread
+        self.refused: dict[str, int] = {}  # since the last report
+        self.reported = float("-inf")
         super().init_process()
 
     def reading_count(self) -> int:
@@ -355,6 +358,7 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
         """Answer from what is buffered, then drop what the client still
         sends until it closes or the header timeout passes."""
         self._release(pending)
+        self._count(refusal)
         pending.framing = RequestFraming()
         self._send(pending, refusal.http())
         try:
@@ -379,6 +383,7 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
         self._unwait(pending)
         self._release(pending)
         if refusal is not None and pending.phase != DRAIN:
+            self._count(refusal)
             self._send(pending, refusal.http())
         self.nr_conns -= 1
         with contextlib.suppress(OSError):
@@ -392,16 +397,24 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
                 self._drop(oldest, CROWDED)
                 return
 
+    def _count(self, refusal: Refusal) -> None:
+        key = f"{refusal.status} {refusal.error}"
+        self.refused[key] = self.refused.get(key, 0) + 1
+
     def murder_pending(self) -> None:
         super().murder_pending()
         now = time.monotonic()
+        if self.refused and now - self.reported >= REPORT_EVERY:
+            # At most one line each REPORT_EVERY seconds: an attack must not
+            # flood the log.
+            counts = "; ".join(f"{n} x {what}" for what, n in sorted(self.refused.items()))
+            self.log.warning("refused at the edge: %s", counts)
+            self.refused.clear()
+            self.reported = now
         if now < self.next_deadline:
             return
         expired = [p for w in self.waiting.values() for p in w.values() if p.deadline <= now]
         for pending in expired:
-            if pending.phase != DRAIN:
-                limit = self.header_timeout if pending.phase == HEAD else self.read_timeout
-                self.log.info("request not received within %ss: closed", limit)
             self._drop(pending, TIMEOUT)
         self.next_deadline = min(
             (p.deadline for w in self.waiting.values() for p in w.values()), default=float("inf")
