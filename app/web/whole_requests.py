@@ -14,7 +14,8 @@ bounded three ways (issue 25):
   being read at once. A new connection past that closes the oldest still
   being read (a refused one first, then one without its headers, then one
   sending its body) with a 503, so half-open connections never hold the
-  slots `/healthz` and signed deliveries need.
+  slots `/healthz` and signed deliveries need. Idle kept-alive connections
+  are bounded the same (past the bound an answer closes its connection).
 - Bytes: a request that announces a body without a signature, or a
   `Content-Length` over the limit, is answered from its headers
   (`app.web.admission`); every other request reserves its declared size,
@@ -235,6 +236,12 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
         # each dict keeps its connections oldest first.
         self.waiting: dict[str, dict[TConn, _Reading]] = {DRAIN: {}, HEAD: {}, BODY: {}}
         self.reading_limit = max(1, self.worker_connections // 4)
+        # Idle kept-alive connections too: past this many, an answer closes
+        # its connection (gunicorn's own check), so together they never fill
+        # worker_connections and new connections are always accepted.
+        self.max_keepalived = min(
+            self.cfg.worker_connections - self.cfg.threads, self.reading_limit
+        )
         self.next_deadline = float("inf")
         self.budget = Budget(self.inflight_bytes)
         self.held_by: dict[TConn, int] = {}  # requests handed to a thread

@@ -206,6 +206,37 @@ def test_1100_half_open_connections_leave_healthz_and_signed_deliveries_answerin
                 sock.close()
 
 
+def test_idle_kept_alive_connections_are_bounded_too(tmp_path: Path) -> None:
+    """Complete requests that keep their connections idle cannot fill the
+    slots either: past a quarter of them, an answer closes its connection."""
+    env = {"ODW_WORKERS": "0", "ODW_HTTP_PROCESSES": "1"}
+    with (
+        open_files(1_024),
+        running_service(tmp_path, SECRET, tmp_path / "serve.log", **env) as (port, _),
+    ):
+        kept: list[socket.socket] = []
+        closed = 0
+        try:
+            for _ in range(400):
+                sock = connect(port)
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: odw\r\n\r\n")
+                reply = answer(sock)
+                assert status(reply) == 200, reply
+                if b"\r\nconnection: close\r\n" in reply.lower():
+                    closed += 1
+                    sock.close()
+                else:
+                    kept.append(sock)
+            assert request(port, "GET", "/healthz", timeout=3)[0] == 200
+        finally:
+            for sock in kept:
+                sock.close()
+    # 250, give or take the requests a thread answered before the previous
+    # connection was counted as kept.
+    assert len(kept) < 300
+    assert closed > 100
+
+
 def test_headers_not_complete_within_the_header_timeout_get_408_and_a_body_does_not(
     tmp_path: Path,
 ) -> None:
