@@ -192,6 +192,7 @@ class _TimedSocket:
 
 
 HEAD, BODY, DRAIN = "head", "body", "drain"
+GONE = "gone"  # handed to a thread, or closed: a stale poller event is ignored
 REPORT_EVERY = 10.0  # seconds between log lines counting refusals
 
 
@@ -281,6 +282,8 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_bytes, pending))
 
     def _on_bytes(self, pending: _Reading, _sock: Any) -> None:
+        if pending.phase == GONE:
+            return  # closed earlier in the same batch of events
         try:
             data = pending.conn.sock.recv(RECV_SIZE)
         except (BlockingIOError, InterruptedError):
@@ -333,14 +336,15 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
         pending.held = 0
 
     def _wait(self, pending: _Reading, phase: str, deadline: float) -> None:
-        self.waiting[pending.phase].pop(pending.conn, None)
+        self.waiting.get(pending.phase, {}).pop(pending.conn, None)
         pending.phase = phase
         pending.deadline = deadline
         self.waiting[phase][pending.conn] = pending
         self.next_deadline = min(self.next_deadline, deadline)
 
     def _unwait(self, pending: _Reading) -> None:
-        self.waiting[pending.phase].pop(pending.conn, None)
+        self.waiting.get(pending.phase, {}).pop(pending.conn, None)
+        pending.phase = GONE
         if pending.registered:
             pending.registered = False
             with contextlib.suppress(KeyError, ValueError, OSError):
@@ -387,11 +391,13 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
             pending.conn.sock.send(data)
 
     def _drop(self, pending: _Reading, refusal: Refusal | None = None) -> None:
-        self._unwait(pending)
-        self._release(pending)
+        if pending.phase == GONE:
+            return
         if refusal is not None and pending.phase != DRAIN:
             self._count(refusal)
             self._send(pending, refusal.http())
+        self._unwait(pending)
+        self._release(pending)
         self.nr_conns -= 1
         with contextlib.suppress(OSError):
             pending.conn.sock.shutdown(socket.SHUT_RDWR)
