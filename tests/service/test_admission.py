@@ -8,7 +8,7 @@ import pytest
 
 from app.settings import SettingsError, load_settings
 from app.web.admission import BUSY, Budget, refuse_before_body
-from app.web.whole_requests import RequestFraming
+from app.web.framing import RequestFraming
 from webhooks.delivery import MAX_BODY_BYTES
 
 SIG = "sha256=" + "0" * 64
