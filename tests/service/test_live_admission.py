@@ -5,6 +5,7 @@ connections, and no bound on the bytes requests in flight hold."""
 from __future__ import annotations
 
 import contextlib
+import re
 import resource
 import select
 import socket
@@ -204,6 +205,10 @@ def test_1100_half_open_connections_leave_healthz_and_signed_deliveries_answerin
         finally:
             for sock in held:
                 sock.close()
+    # Said once in the log, not once per connection.
+    log = (tmp_path / "serve.log").read_text()
+    assert re.search(r"refused at the edge: \d+ x 503 too many connections still sending", log)
+    assert log.count("refused at the edge") < 10
 
 
 def test_idle_kept_alive_connections_are_bounded_too(tmp_path: Path) -> None:
