@@ -69,7 +69,9 @@ class WebhookEdge:
         body = json.dumps(answer, separators=(",", ":")).encode()
         headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
         if unread:
-            # The rest of the body is never read; the connection cannot be reused.
+            # The rest of the body is never read; the connection cannot be
+            # reused. (gunicorn drops this header; under `odw serve` the worker
+            # answers these refusals itself, before the app sees them.)
             headers.append(("Connection", "close"))
         start_response(REASONS[status], headers)
         return [body]
