@@ -13,6 +13,9 @@ from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_API_URL = "https://api.github.com"
+# One delivery at the body limit (webhooks.delivery.MAX_BODY_BYTES, 25 MB) with
+# its headers must fit the HTTP process's in-flight budget.
+MIN_INFLIGHT_MB = 26
 # A host name or bracketed IPv6 address, and a port: no user part.
 _PLAIN_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 # Visible ASCII without the characters parsers disagree on (`\`) or that end
@@ -76,8 +79,11 @@ class Settings(BaseSettings):
     # Unset: chosen from the core count and the database (app.web.server.http_shape).
     http_processes: int | None = Field(default=None, ge=1, le=64)
     http_threads: int | None = Field(default=None, ge=1, le=256)
-    # Seconds a client has to send a whole request (headers and body).
+    # Seconds a client has to send a whole request (headers and body), and its headers.
     http_read_timeout: float = Field(default=30.0, gt=0, le=3600)
+    http_header_timeout: float = Field(default=5.0, gt=0, le=3600)
+    # Megabytes (10^6 bytes) the requests in flight may hold per HTTP process.
+    http_inflight_mb: int = Field(default=64, le=1_000_000)
     delivery_lease_seconds: float = Field(default=60.0, gt=0)
     delivery_max_attempts: int = Field(default=5, ge=1)
     retry_base_seconds: float = Field(default=2.0, ge=0)
@@ -110,6 +116,21 @@ class Settings(BaseSettings):
             return checked_api_url(value)
         except ValueError as exc:
             raise PydanticCustomError("api_url", str(exc)) from None
+
+    @field_validator("http_inflight_mb")
+    @classmethod
+    def _inflight_mb(cls, value: int) -> int:
+        if value < MIN_INFLIGHT_MB:
+            raise PydanticCustomError(
+                "inflight_mb",
+                "must be at least {least}, room for one 25 MB delivery and its headers, got {got}",
+                {"least": MIN_INFLIGHT_MB, "got": value},
+            )
+        return value
+
+    @property
+    def inflight_bytes(self) -> int:
+        return self.http_inflight_mb * 1_000_000
 
     @property
     def database(self) -> str:

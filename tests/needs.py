@@ -35,6 +35,15 @@ CGROUP_V1_FREEZER = (
     "run the tests as root on a host with the cgroup v1 freezer mounted",
 )
 
+
+def open_files(needed: int, hard: int) -> tuple[str, str]:
+    """The edge's half-open connection test holds more sockets than allowed."""
+    return (
+        f"this process may open only {hard} files (hard RLIMIT_NOFILE) and the test needs {needed}",
+        f"raise the hard limit (`ulimit -Hn {needed}` as root, or LimitNOFILE= for the service)",
+    )
+
+
 MAKE_VENV = (
     "not running from a virtualenv made by `make` (no .installed-stamp)",
     "run the suite with `make test`",

@@ -17,6 +17,7 @@ from typing import Any
 from app.store.inbox import NewDelivery
 from app.store.intake import Intake
 from app.store.intake_client import IntakeUnavailable
+from app.web.admission import REASONS, Refusal, refuse_before_body, too_large
 from webhooks.delivery import MAX_BODY_BYTES, BadDelivery, parse_delivery
 from webhooks.signature import verify
 
@@ -24,19 +25,19 @@ log = logging.getLogger("odw.web")
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
-_REASONS = {
-    200: "200 OK",
-    202: "202 Accepted",
-    400: "400 Bad Request",
-    401: "401 Unauthorized",
-    413: "413 Content Too Large",
-    503: "503 Service Unavailable",
-}
 _READ_CHUNK = 1 << 16
 
 
 class _TooLarge(Exception):
     pass
+
+
+class _Refused(Exception):
+    """Answered from the headers; the body is left unread."""
+
+    def __init__(self, refusal: Refusal) -> None:
+        super().__init__(refusal.error)
+        self.refusal = refusal
 
 
 class WebhookEdge:
@@ -59,13 +60,20 @@ class WebhookEdge:
     ) -> Iterable[bytes]:
         if environ.get("PATH_INFO") != "/webhooks" or environ.get("REQUEST_METHOD") != "POST":
             return self.fallback(environ, start_response)
-        status, answer = self.receive(environ)
+        try:
+            status, answer = self.receive(environ)
+            unread = status == 413
+        except _Refused as refused:
+            status, answer = refused.refusal.status, {"error": refused.refusal.error}
+            unread = True
         body = json.dumps(answer, separators=(",", ":")).encode()
         headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
-        if status == 413:
-            # The rest of the body is never read; the connection cannot be reused.
+        if unread:
+            # The rest of the body is never read; the connection cannot be
+            # reused. (gunicorn drops this header; under `odw serve` the worker
+            # answers these refusals itself, before the app sees them.)
             headers.append(("Connection", "close"))
-        start_response(_REASONS[status], headers)
+        start_response(REASONS[status], headers)
         return [body]
 
     def receive(self, environ: dict[str, Any]) -> tuple[int, dict[str, str]]:
@@ -73,7 +81,7 @@ class WebhookEdge:
         try:
             raw = self._read_body(environ)
         except _TooLarge:
-            return 413, {"error": f"body larger than {self.max_body} bytes"}
+            return 413, {"error": too_large(self.max_body).error}
         except BadDelivery as exc:
             return 400, {"error": str(exc)}
         if not verify(raw, environ.get("HTTP_X_HUB_SIGNATURE_256"), self.secrets):
@@ -109,17 +117,21 @@ class WebhookEdge:
         return 202, {"id": d.id, "status": "received" if new else "duplicate"}
 
     def _read_body(self, environ: dict[str, Any]) -> bytes:
-        """The whole body, refused with _TooLarge past the cap whether the
-        length is declared (checked before reading) or chunked (counted)."""
+        """The whole body; refused before reading it when the headers earn a
+        refusal (`app.web.admission`), or with _TooLarge past the cap while
+        a chunked body is counted."""
         stream = environ["wsgi.input"]
         declared = environ.get("CONTENT_LENGTH") or ""
+        length: int | None = None
         if declared:
             try:
                 length = int(declared)
             except ValueError:
                 raise BadDelivery("Content-Length is not a number") from None
-            if length > self.max_body:
-                raise _TooLarge
+        refusal = refuse_before_body(environ.get("HTTP_X_HUB_SIGNATURE_256"), length, self.max_body)
+        if refusal is not None:
+            raise _Refused(refusal)
+        if length is not None:
             body: bytes = stream.read(length) if length > 0 else b""
             if len(body) != length:
                 raise BadDelivery("body shorter than its Content-Length")

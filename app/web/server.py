@@ -66,7 +66,9 @@ def gunicorn_options(settings: Settings, host: str, port: int) -> dict[str, Any]
     return {
         "bind": f"{host}:{port}",
         "workers": processes,
-        "worker_class": worker_class(settings.http_read_timeout),
+        "worker_class": worker_class(
+            settings.http_read_timeout, settings.http_header_timeout, settings.inflight_bytes
+        ),
         "threads": threads,
         "timeout": 30,
         "graceful_timeout": 30,

@@ -4,12 +4,29 @@ Stock gthread hands a connection to a request thread as soon as its first
 bytes arrive, and the thread then blocks reading the rest: a few clients
 sending one byte a second hold every thread, and `/healthz` with them
 (slowloris). Here the worker's event loop reads each request (headers and
-body) without blocking, within `ODW_HTTP_READ_TIMEOUT` seconds from its first
-byte, and gives it to a thread only once it is complete. A slow client costs a
-buffer, never a thread; one too slow is answered 408 and closed.
+body) without blocking and gives it to a thread only once it is complete. A
+slow client costs a buffer, never a thread. What the reading may cost is
+bounded three ways (issue 25):
 
-A body larger than the cap is not read in full: the request goes to the app
-as soon as the cap is passed, which answers 413 from what is buffered.
+- Time: the headers within `ODW_HTTP_HEADER_TIMEOUT` seconds, the whole
+  request within `ODW_HTTP_READ_TIMEOUT`, from its first byte; else 408.
+- Connections: at most a quarter of gunicorn's `worker_connections` are
+  being read at once. A new connection past that closes the oldest still
+  being read (a refused one first, then one without its headers, then one
+  sending its body) with a 503, so half-open connections never hold the
+  slots `/healthz` and signed deliveries need. Idle kept-alive connections
+  are bounded the same (past the bound an answer closes its connection).
+- Bytes: a request that announces a body without a signature, or a
+  `Content-Length` over the limit, is answered from its headers
+  (`app.web.admission`); every other request reserves its declared size,
+  or what it has sent so far when chunked, in the process's
+  `ODW_HTTP_INFLIGHT_MB` budget until its answer is written, and past the
+  budget is answered 503 at once.
+
+A chunked body is refused (413) as soon as more than 25 MB of it has
+arrived. A refused connection is half-closed and what the client still
+sends is read and dropped for a moment, so it reads the answer rather than
+a reset.
 """
 
 from __future__ import annotations
@@ -18,115 +35,25 @@ import contextlib
 import selectors
 import socket
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
-from webhooks.delivery import MAX_BODY_BYTES
-
-# The app reads bodies in 64 KB pieces; keep that much past the cap buffered
-# so it can see the cap passed without waiting on the socket.
-BODY_CAP = MAX_BODY_BYTES + (1 << 18)
-HEADER_CAP = 1 << 17  # beyond gunicorn's own limits: its parser refuses them
-RECV_SIZE = 1 << 18
-_TIMEOUT_BODY = b'{"error":"request not received in time"}'
-TIMEOUT_REPLY = (
-    b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Type: application/json\r\n"
-    b"Content-Length: %d\r\n\r\n%s" % (len(_TIMEOUT_BODY), _TIMEOUT_BODY)
+from app.web.admission import (
+    BUSY,
+    CROWDED,
+    TIMEOUT,
+    Budget,
+    Refusal,
+    refuse_before_body,
+    too_large,
 )
+from app.web.framing import RequestFraming
+
+RECV_SIZE = 1 << 18
 CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
-
-
-class RequestFraming:
-    """How much of one HTTP/1.1 request is buffered: `feed` returns True once
-    the request is complete, or past the body cap, or malformed (gunicorn's
-    parser then answers it from the buffer)."""
-
-    def __init__(self, body_cap: int = BODY_CAP) -> None:
-        self.buf = bytearray()
-        self.body_cap = body_cap
-        self.body_start = -1
-        self.length: int | None = None
-        self.chunked = False
-        self.chunk_pos = 0
-        self.decoded = 0
-        self.wants_continue = False
-
-    def feed(self, data: bytes) -> bool:
-        self.buf += data
-        if self.body_start < 0:
-            end = self.buf.find(b"\r\n\r\n")
-            if end < 0:
-                return len(self.buf) > HEADER_CAP
-            if not self._read_headers(end):
-                return True
-        if self.chunked:
-            return self._chunks_done()
-        if self.length is None:
-            return True
-        return self.length > self.body_cap or len(self.buf) - self.body_start >= self.length
-
-    def _read_headers(self, end: int) -> bool:
-        """Note the framing; False when it is not one gunicorn would accept."""
-        lines = bytes(self.buf[:end]).split(b"\r\n")
-        lengths: set[bytes] = set()
-        expect_at = -1
-        for i, line in enumerate(lines[1:], start=1):
-            name, _, value = line.partition(b":")
-            key, value = name.strip().lower(), value.strip()
-            if key == b"content-length":
-                lengths.add(value)
-            elif key == b"transfer-encoding":
-                self.chunked = self.chunked or b"chunked" in value.lower()
-            elif key == b"expect" and value.lower() == b"100-continue":
-                expect_at = i
-        if expect_at > 0 and not lines[0].endswith(b"HTTP/1.0"):
-            # Answer the expectation here (the client waits for it before
-            # sending the body) and drop it, so it is not answered twice.
-            self.wants_continue = True
-            del lines[expect_at]
-            head = b"\r\n".join(lines)
-            self.buf[:end] = head
-            end = len(head)
-        self.body_start = end + 4
-        self.chunk_pos = self.body_start
-        if len(lengths) > 1 or (lengths and self.chunked):
-            return False
-        if lengths:
-            try:
-                self.length = int(lengths.pop())
-            except ValueError:
-                return False
-            if self.length < 0:
-                return False
-        return True
-
-    def _chunks_done(self) -> bool:
-        while True:
-            line_end = self.buf.find(b"\r\n", self.chunk_pos)
-            if line_end < 0:
-                return len(self.buf) - self.chunk_pos > 4096
-            try:
-                size = int(bytes(self.buf[self.chunk_pos : line_end]).split(b";")[0], 16)
-            except ValueError:
-                return True
-            data_start = line_end + 2
-            if size == 0:
-                if self.buf[data_start : data_start + 2] == b"\r\n":
-                    return True
-                return self.buf.find(b"\r\n\r\n", line_end) >= 0
-            # Past the cap by data actually received, never by a size merely
-            # announced: a thread must find everything it reads buffered.
-            received = min(size, max(0, len(self.buf) - data_start))
-            if self.decoded + received > self.body_cap:
-                return True
-            if len(self.buf) < data_start + size + 2:
-                return False
-            self.decoded += size
-            self.chunk_pos = data_start + size + 2
 
 
 class _TimedSocket:
@@ -148,27 +75,67 @@ class _TimedSocket:
         return getattr(self._sock, name)
 
 
-@dataclass
+HEAD, BODY, DRAIN = "head", "body", "drain"
+GONE = "gone"  # handed to a thread, or closed: a stale poller event is ignored
+REPORT_EVERY = 10.0  # seconds between log lines counting refusals
+
+
+@dataclass(eq=False)
 class _Reading:
+    """A connection the event loop is reading: its request's headers
+    (`HEAD`), its body (`BODY`), or what follows a refusal (`DRAIN`)."""
+
     conn: TConn
+    started: float
     deadline: float
+    phase: str = HEAD
     framing: RequestFraming = field(default_factory=RequestFraming)
-    active: bool = True
+    held: int = 0  # bytes reserved in the budget
+    registered: bool = False
 
 
-def worker_class(read_timeout: float) -> type[WholeRequestWorker]:
-    """The worker class for gunicorn's `worker_class`, with its read timeout."""
-    return type("OdwWorker", (WholeRequestWorker,), {"read_timeout": read_timeout})
+def worker_class(
+    read_timeout: float, header_timeout: float, inflight_bytes: int
+) -> type[WholeRequestWorker]:
+    """The worker class for gunicorn's `worker_class`, with its limits."""
+    return type(
+        "OdwWorker",
+        (WholeRequestWorker,),
+        {
+            "read_timeout": read_timeout,
+            "header_timeout": min(header_timeout, read_timeout),
+            "inflight_bytes": inflight_bytes,
+        },
+    )
 
 
 class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
     """gthread, with requests read whole by the event loop (see module doc)."""
 
     read_timeout = 30.0
+    header_timeout = 5.0
+    inflight_bytes = 64_000_000
 
     def init_process(self) -> None:
-        self.reading: deque[_Reading] = deque()
+        # Eviction order: refused connections, then headers, then bodies;
+        # each dict keeps its connections oldest first.
+        self.waiting: dict[str, dict[TConn, _Reading]] = {DRAIN: {}, HEAD: {}, BODY: {}}
+        self.reading_limit = max(1, self.worker_connections // 4)
+        # Idle kept-alive connections too: past this many, an answer closes
+        # its connection (gunicorn's own check), so together they never fill
+        # worker_connections and new connections are always accepted.
+        self.max_keepalived = min(
+            self.cfg.worker_connections - self.cfg.threads, self.reading_limit
+        )
+        self.next_deadline = float("inf")
+        self.budget = Budget(self.inflight_bytes)
+        self.held_by: dict[TConn, int] = {}  # requests handed to a thread
+        self.refused: dict[str, int] = {}  # since the last report
+        self.reported = float("-inf")
         super().init_process()
+
+    def reading_count(self) -> int:
+        return sum(len(w) for w in self.waiting.values())
 
     def enqueue_req(self, conn: TConn) -> None:
         if self.cfg.is_ssl or conn.is_http2:
@@ -176,11 +143,14 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
             return
         if not isinstance(conn.sock, _TimedSocket):
             conn.sock = _TimedSocket(conn.sock, self.read_timeout)
-        pending = _Reading(conn, time.monotonic() + self.read_timeout)
+        while self.reading_count() >= self.reading_limit:
+            self._evict_oldest()
+        now = time.monotonic()
+        pending = _Reading(conn, now, now + self.header_timeout)
+        self._wait(pending, HEAD, pending.deadline)
         conn.sock.setblocking(False)
         leftover = conn.parser.unreader.take_buffered() if conn.parser is not None else b""
-        if leftover and pending.framing.feed(leftover):
-            self._dispatch(pending)
+        if leftover and not self._receive(pending, leftover):
             return
         # Usually the whole request is already here: take it without a trip
         # through the poller.
@@ -190,41 +160,84 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
             data = None
         except OSError:
             data = b""
-        if data is not None:
-            if not data:
-                self._drop(pending, registered=False)
-                return
-            if pending.framing.feed(data):
-                self._dispatch(pending)
-                return
-            if pending.framing.wants_continue:
-                self._send_continue(pending)
-        self.reading.append(pending)
+        if data is not None and not self._receive(pending, data):
+            return
+        pending.registered = True
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_bytes, pending))
 
     def _on_bytes(self, pending: _Reading, _sock: Any) -> None:
-        conn = pending.conn
+        if pending.phase == GONE:
+            return  # closed earlier in the same batch of events
         try:
-            data = conn.sock.recv(RECV_SIZE)
+            data = pending.conn.sock.recv(RECV_SIZE)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
             data = b""
+        self._receive(pending, data)
+
+    def _receive(self, pending: _Reading, data: bytes) -> bool:
+        """Take `data` from the connection; True while it is still being read."""
         if not data:
             self._drop(pending)
-            return
+            return False
+        if pending.phase == DRAIN:
+            return True  # dropped unread: the answer is already written
         framing = pending.framing
-        had_headers = framing.body_start >= 0
+        had_headers = framing.head_done
         done = framing.feed(data)
-        if framing.wants_continue and not had_headers and not done:
-            self._send_continue(pending)
+        if framing.head_done and not had_headers:
+            refusal = refuse_before_body(framing.signature, framing.declared())
+            if refusal is not None:
+                self._refuse(pending, refusal)
+                return False
+            self._wait(pending, BODY, pending.started + self.read_timeout)
+        if not self._hold(pending):
+            self._refuse(pending, BUSY)
+            return False
+        if framing.too_large:
+            self._refuse(pending, too_large(framing.body_cap))
+            return False
         if done:
-            self.poller.unregister(conn.sock)
-            pending.active = False
             self._dispatch(pending)
+            return False
+        if framing.wants_continue and not had_headers:
+            self._send(pending, CONTINUE)
+        return True
+
+    def _hold(self, pending: _Reading) -> bool:
+        """Reserve what the request will hold, as far as it is known now."""
+        more = pending.framing.expected() - pending.held
+        if more <= 0:
+            return True
+        if not self.budget.take(more):
+            return False
+        pending.held += more
+        return True
+
+    def _release(self, pending: _Reading) -> None:
+        self.budget.give(pending.held)
+        pending.held = 0
+
+    def _wait(self, pending: _Reading, phase: str, deadline: float) -> None:
+        self.waiting.get(pending.phase, {}).pop(pending.conn, None)
+        pending.phase = phase
+        pending.deadline = deadline
+        self.waiting[phase][pending.conn] = pending
+        self.next_deadline = min(self.next_deadline, deadline)
+
+    def _unwait(self, pending: _Reading) -> None:
+        self.waiting.get(pending.phase, {}).pop(pending.conn, None)
+        pending.phase = GONE
+        if pending.registered:
+            pending.registered = False
+            with contextlib.suppress(KeyError, ValueError, OSError):
+                self.poller.unregister(pending.conn.sock)
 
     def _dispatch(self, pending: _Reading) -> None:
         conn = pending.conn
+        self._unwait(pending)
+        self.held_by[conn] = pending.held  # until the answer is written
         conn.sock.setblocking(True)  # for the thread; bounded (see _TimedSocket)
         conn.init()
         conn.parser.unreader.unread(pending.framing.buf)
@@ -232,29 +245,74 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
         conn.data_ready = True
         super().enqueue_req(conn)
 
-    def _send_continue(self, pending: _Reading) -> None:
-        # A failed send shows up as a closed socket on the next read.
-        with contextlib.suppress(OSError):
-            pending.conn.sock.send(CONTINUE)
+    def finish_request(self, conn: TConn, fs: Any) -> None:
+        self.budget.give(self.held_by.pop(conn, 0))
+        super().finish_request(conn, fs)
 
-    def _drop(self, pending: _Reading, reply: bytes = b"", registered: bool = True) -> None:
-        pending.active = False
-        if registered:
-            with contextlib.suppress(KeyError, ValueError, OSError):
-                self.poller.unregister(pending.conn.sock)
-        if reply:
-            with contextlib.suppress(OSError):
-                pending.conn.sock.send(reply)
+    def _refuse(self, pending: _Reading, refusal: Refusal) -> None:
+        """Answer from what is buffered, then drop what the client still
+        sends until it closes or the header timeout passes."""
+        self._release(pending)
+        self._count(refusal)
+        pending.framing = RequestFraming()
+        self._send(pending, refusal.http())
+        try:
+            pending.conn.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            self._drop(pending)
+            return
+        self._wait(pending, DRAIN, time.monotonic() + self.header_timeout)
+        if not pending.registered:
+            pending.registered = True
+            self.poller.register(
+                pending.conn.sock, selectors.EVENT_READ, partial(self._on_bytes, pending)
+            )
+
+    def _send(self, pending: _Reading, data: bytes) -> None:
+        # A short answer fits the socket's buffer; a failed send shows up as
+        # a closed socket on the next read.
+        with contextlib.suppress(OSError):
+            pending.conn.sock.send(data)
+
+    def _drop(self, pending: _Reading, refusal: Refusal | None = None) -> None:
+        if pending.phase == GONE:
+            return
+        if refusal is not None and pending.phase != DRAIN:
+            self._count(refusal)
+            self._send(pending, refusal.http())
+        self._unwait(pending)
+        self._release(pending)
         self.nr_conns -= 1
         with contextlib.suppress(OSError):
             pending.conn.sock.shutdown(socket.SHUT_RDWR)
         pending.conn.close()
 
+    def _evict_oldest(self) -> None:
+        for phase in (DRAIN, HEAD, BODY):
+            if self.waiting[phase]:
+                oldest = next(iter(self.waiting[phase].values()))
+                self._drop(oldest, CROWDED)
+                return
+
+    def _count(self, refusal: Refusal) -> None:
+        key = f"{refusal.status} {refusal.error}"
+        self.refused[key] = self.refused.get(key, 0) + 1
+
     def murder_pending(self) -> None:
         super().murder_pending()
         now = time.monotonic()
-        while self.reading and (not self.reading[0].active or self.reading[0].deadline <= now):
-            pending = self.reading.popleft()
-            if pending.active:
-                self.log.info("request not received within %ss: closed", self.read_timeout)
-                self._drop(pending, TIMEOUT_REPLY)
+        if self.refused and now - self.reported >= REPORT_EVERY:
+            # At most one line each REPORT_EVERY seconds: an attack must not
+            # flood the log.
+            counts = "; ".join(f"{n} x {what}" for what, n in sorted(self.refused.items()))
+            self.log.warning("refused at the edge: %s", counts)
+            self.refused.clear()
+            self.reported = now
+        if now < self.next_deadline:
+            return
+        expired = [p for w in self.waiting.values() for p in w.values() if p.deadline <= now]
+        for pending in expired:
+            self._drop(pending, TIMEOUT)
+        self.next_deadline = min(
+            (p.deadline for w in self.waiting.values() for p in w.values()), default=float("inf")
+        )

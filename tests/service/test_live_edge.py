@@ -42,7 +42,13 @@ def slow_client(port: int, stop: threading.Event, outcome: list[bytes]) -> None:
 def test_slow_clients_hold_no_thread_and_are_cut_off_at_the_read_timeout(
     tmp_path: Path,
 ) -> None:
-    env = {"ODW_HTTP_READ_TIMEOUT": str(READ_TIMEOUT), "ODW_WORKERS": "0"}
+    # The header timeout (tests/service/test_live_admission.py) as long as the
+    # read timeout, so this one is what cuts the slow clients off.
+    env = {
+        "ODW_HTTP_READ_TIMEOUT": str(READ_TIMEOUT),
+        "ODW_HTTP_HEADER_TIMEOUT": str(READ_TIMEOUT),
+        "ODW_WORKERS": "0",
+    }
     with running_service(tmp_path, SECRET, tmp_path / "serve.log", **env) as (port, _):
         stop = threading.Event()
         outcomes: list[bytes] = []

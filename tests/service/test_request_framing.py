@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.web.whole_requests import RequestFraming
+from app.web.framing import RequestFraming
 
 
 def first_complete_at(raw: bytes, body_cap: int = 1000) -> int | None:
