@@ -130,6 +130,14 @@ class WorkflowRun:
     run_attempt: int = 1
     jobs: list[Job] = field(default_factory=list)
     artifacts: list[Artifact] = field(default_factory=list)
+    # Who started the run (`actor`) and who started this attempt of it
+    # (`triggering_actor`: a re-run's is whoever re-ran it); "" is the App's bot.
+    # https://github.blog/changelog/2022-07-19-differentiating-triggering-actor-from-executing-actor/
+    actor: str = ""
+    triggering_actor: str = ""
+    # OWNER/NAME the run's commit came from (None: this repository). A
+    # workflow_dispatch run always runs in the repository itself.
+    head_repo: str | None = None
 
 
 @dataclass
