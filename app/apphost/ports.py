@@ -44,7 +44,7 @@ from app.engine.ports import (
     StagePort,
 )
 from app.github.client import RepositoryClient
-from app.github.errors import GitHubError
+from app.github.errors import GitHubError, Unprocessable
 from app.github.ports import DispatchedRun
 from app.gitops import MergeLock
 from app.gitops.auth import TOKEN_ENV, askpass_script
@@ -132,9 +132,18 @@ class ActionsStages:
             "run-id": self.run_id,
         }
         since = float(int(time.time()))  # GitHub's `created_at` has whole seconds
-        self.dispatched[dispatch.key] = self.client.dispatch.dispatch(
-            WORKFLOW, dispatch.branch, inputs, lambda: self._resolve(expected, tag, since)
-        )
+        try:
+            self.dispatched[dispatch.key] = self.client.dispatch.dispatch(
+                WORKFLOW, dispatch.branch, inputs, lambda: self._resolve(expected, tag, since)
+            )
+        except Unprocessable as exc:
+            if '"tag"' not in exc.reason:
+                raise
+            raise Unprocessable(
+                exc.operation,
+                exc.status,
+                f"{exc.reason} ({WORKFLOW} predates its `tag` input: run `odw init --force`)",
+            ) from None
 
     def _resolve(self, expected: Expected, tag: str, since: float | None) -> DispatchedRun | None:
         runs = self.client.runs.list_runs(WORKFLOW, branch=expected.branch, event=DISPATCH_EVENT)

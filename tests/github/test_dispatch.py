@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from app.apphost.ports import ActionsStages
+from app.core.effects import DispatchStage
 from app.github import GitHubError, Unprocessable
 from app.github.client import RepositoryClient
 from app.github.ports import DispatchedRun
@@ -117,4 +119,19 @@ def test_a_reader_cannot_dispatch(fake: FakeGitHub, repo: Repository) -> None:
     with pytest.raises(Reply) as refused:
         fake.dispatch_as("rita", "octo/demo", WORKFLOW, "main", _inputs("t-6"))
     assert refused.value.status == 403
+    assert fake.runs == {}
+
+
+def test_a_stage_workflow_without_the_tag_input_says_to_run_odw_init_force(
+    client: RepositoryClient, fake: FakeGitHub, repo: Repository
+) -> None:
+    """This fixture's workflow predates `tag`: GitHub refuses the dispatch (422),
+    and the error the attempt ends with tells the operator what to do."""
+    stages = ActionsStages(client, "run-1", "", tag_key=b"key", bot=fake.bot_login)
+    dispatch = DispatchStage(
+        key="k", task="1.1", stage="plan", attempt=1, token="t" * 32, branch="main",
+        base="main", writes=True, deadline_seconds=60.0,
+    )  # fmt: skip
+    with pytest.raises(Unprocessable, match=r"Unexpected inputs.*run `odw init --force`"):
+        stages.start(dispatch)
     assert fake.runs == {}
