@@ -103,9 +103,10 @@ class Busy(RuntimeError):
     """Another executor holds what this entry needs; it is retried shortly."""
 
 
-class NotRecordedYet(RuntimeError):
+class NotRecordedYet(Busy):
     """A run completed while a dispatch of its repository is not yet recorded:
-    it may be that dispatch's run, so it is read again later (with backoff)."""
+    it may be that dispatch's run, so it is read again shortly, uncounted, until
+    the dispatch settles (done, or given up as an infra fault)."""
 
 
 @dataclass(frozen=True)
