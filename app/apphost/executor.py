@@ -537,7 +537,7 @@ class Executor:
         if attempt is None or why is not None:
             # Logged, never counted: a stranger's run must not wear a task's budget down.
             log.warning(
-                "workflow run %s in %s (%s on %s, started by %s) rejected: %s; nothing changed",
+                "workflow run %s in %s (%r on %r, started by %r) rejected: %s; nothing changed",
                 run.id, repository, run.path, run.head_branch, run.triggering_actor, why,
             )  # fmt: skip
             return {"rejected": why}
