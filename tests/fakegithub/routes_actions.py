@@ -148,6 +148,8 @@ def dispatch_as(
     (the person's own workflow can upload anything) and completes it."""
     repo = fake.repos[full_name]
     if repo.collaborators.get(login) not in ("write", "maintain", "admin"):
+        # GitHub's answer to a dispatch without write access, as reported in
+        # https://github.com/ACCESS-NRI/access-spack-packages/issues/30
         raise error(403, "Must have admin rights to Repository.")
     return create_run(fake, repo, workflow, ref, dict(inputs), login)
 

@@ -135,8 +135,9 @@ class WorkflowRun:
     # https://github.blog/changelog/2022-07-19-differentiating-triggering-actor-from-executing-actor/
     actor: str = ""
     triggering_actor: str = ""
-    # OWNER/NAME the run's commit came from (None: this repository). A
-    # workflow_dispatch run always runs in the repository itself.
+    # OWNER/NAME the run's commit came from (None: this repository), shown as
+    # `head_repository` (OpenAPI `workflow-run`, a `minimal-repository`); a fork's
+    # for a fork's pull_request run, the repository itself for workflow_dispatch.
     head_repo: str | None = None
 
 
