@@ -11,7 +11,7 @@ from pathlib import Path
 from app.github import GitHubApp
 from app.github.auth import AppCredentials, TokenCache
 from app.github.client import RepositoryClient
-from app.github.ports import CheckAction, CheckRunFields
+from app.github.ports import CheckAction, CheckRunFields, DispatchedRun
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.oracles import REST_OPENAPI
 from tests.github.conftest import FILES, REPO
@@ -39,13 +39,20 @@ def _operations(
         state["comment"] = client.comments.create_comment(state["pull"], "<!-- m -->").id
 
     def dispatch() -> None:
-        state["run"] = client.dispatch.dispatch("odw-stage.yml", "main", INPUTS, "t1").run_id
+        state["run"] = client.dispatch.dispatch("odw-stage.yml", "main", INPUTS).run_id
         fake.upload_artifact(state["run"], "odw-verdict", {"verdict.json": "{}"})
         fake.complete_run(state["run"])
 
     def dispatch_ghes() -> None:
+        def find() -> DispatchedRun | None:
+            # The caller's rule (the App's is `dispatched.resolve`): here, the run holding t2.
+            for run in client.runs.list_runs("odw-stage.yml", branch="main"):
+                if fake.runs[run.id].inputs.get("token") == "t2":
+                    return DispatchedRun(run.id, run.html_url, "resolved")
+            return None
+
         fake.ghes = True
-        client.dispatch.dispatch("odw-stage.yml", "main", {**INPUTS, "token": "t2"}, "t2")
+        client.dispatch.dispatch("odw-stage.yml", "main", {**INPUTS, "token": "t2"}, find)
         fake.ghes = False
 
     def download() -> None:
@@ -93,7 +100,7 @@ def _operations(
         ),
         ("check a commenter's permission", 1, lambda: client.permissions.permission_of("octo")),
         ("dispatch a stage (return_run_details)", 1, dispatch),
-        ("dispatch a stage (GHES, run-name token)", 3, dispatch_ghes),
+        ("dispatch a stage (GHES, run resolved from the list)", 3, dispatch_ghes),
         ("poll a workflow run", 1, lambda: client.runs.get_run(state["run"])),
         ("list a run's jobs", 1, lambda: client.runs.list_jobs(state["run"])),
         ("list and download the verdict artifact", 2, download),

@@ -8,10 +8,12 @@ repeats nothing visible: a dispatch is looked for by its token before it is
 sent again, an integration reads the base before it runs again, a check run
 or comment is updated by its saved id. App entries: `app-start` (read the
 settings at the base's SHA and start a run), `app-ingest` (a completed
-workflow run: re-read, trust-check, fetch the verdict artifact, feed
-`StageFinished`), `app-tick` (tick the roadmap box of a task a person merged,
-on the base, under the merge lock) and `app-views` (bring checks, PRs and
-comments up to date).
+workflow run: re-read, accepted only as the run recorded for a live attempt
+by `dispatched.rejection`, fetch the verdict artifact, feed `StageFinished`;
+an ingestion that gives up ends its attempt as an infrastructure fault),
+`app-tick` (tick the roadmap box of a task a person merged, on the base,
+under the merge lock) and `app-views` (bring checks, PRs and comments up to
+date).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from app.apphost import api
+from app.apphost.dispatched import AmbiguousRun, Expected, rejection, tag_key
 from app.apphost.ports import (
-    WORKFLOW_PATH,
     ActionsStages,
     AppPorts,
     MirrorIntegrator,
@@ -53,6 +55,7 @@ from app.core.effects import DispatchStage
 from app.core.identity import INTEGRATOR_IDENTITY, Identity
 from app.core.inputs import StageFinished, StartRun
 from app.core.judging import Fault
+from app.core.keys import attempt_key
 from app.core.naming import task_branch
 from app.core.repo_config import CONFIG_PATH
 from app.core.roadmap_edit import TickError, is_ticked, tick
@@ -100,6 +103,26 @@ class Busy(RuntimeError):
     """Another executor holds what this entry needs; it is retried shortly."""
 
 
+class NotRecordedYet(Busy):
+    """A run completed while a dispatch of its repository is not yet recorded:
+    it may be that dispatch's run, so it is read again shortly, uncounted, until
+    the dispatch settles (done, or given up as an infra fault)."""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A live stage attempt, as its workflow run is matched to it."""
+
+    run_id: str
+    task: str
+    stage: str
+    number: int
+    lane: str
+    token: str
+    branch: str
+    workflow_run: int  # the run id recorded at dispatch
+
+
 @dataclass(frozen=True)
 class HostConfig:
     data_dir: Path
@@ -125,6 +148,8 @@ class Executor:
         self.owner = f"{socket.gethostname()}:{os.getpid()}:executor:{uuid.uuid4().hex[:8]}"
         self.lock = LeaseMergeLock(store.leases, self.owner)
         self.wake = threading.Event()
+        # Run names show a keyed hash of each attempt's token, keyed by the App's own key.
+        self.tag_key = tag_key(github.context.credentials.private_key)
 
     # -- the loop ----------------------------------------------------------------
 
@@ -171,7 +196,9 @@ class Executor:
             return
         log.error("effect %s gave up after %d attempts: %s", entry.key, entry.attempts, error)
         self.store.outbox.fail(entry.key, self.owner, error, retry_at=None)
-        if "effect" in entry.payload:
+        if entry.kind == api.INGEST:
+            self._ingest_gave_up(entry.payload, error)
+        elif "effect" in entry.payload:
             # The core hears that its effect will never be done, so the run moves on.
             answer = gave_up(effect_of(entry.payload), error, self.clock())
             if answer is not None:
@@ -217,7 +244,14 @@ class Executor:
         )
         assessor, salvager = evidence_ports(repo, self.run_dir(run_id), identity)
         return AppPorts(
-            stages=ActionsStages(client, run_id, str(meta.get("sha") or ""), again=again),
+            stages=ActionsStages(
+                client,
+                run_id,
+                str(meta.get("sha") or ""),
+                again=again,
+                tag_key=self.tag_key,
+                bot=self.config.bot_login,
+            ),
             integrator=MirrorIntegrator(
                 client,
                 url,
@@ -247,7 +281,15 @@ class Executor:
         assert isinstance(stages, ActionsStages)
         handles = self.store.projections.tasks(run_id).get(effect.task or "", {})
         stages.branch_ready = bool(handles.get("branch"))
-        result = perform(effect, ports, again=entry.attempts > 1)
+        try:
+            result = perform(effect, ports, again=entry.attempts > 1)
+        except AmbiguousRun as exc:
+            # Two runs could be this dispatch's: an infrastructure fault, never a guess.
+            log.warning("run %s: %s", run_id, exc)
+            answer = gave_up(effect, str(exc), self.clock())
+            if answer is not None:
+                api.submit(self.store, run_id, answer)
+            return {"ambiguous": str(exc)}
         done: dict[str, Any] = {}
         if isinstance(effect, DispatchStage):
             sent = stages.dispatched.get(effect.key)
@@ -482,43 +524,94 @@ class Executor:
     def ingest_run(
         self, installation: int, repository: str, client: RepositoryClient, run: WorkflowRun
     ) -> Any:
-        if not run.path.startswith(WORKFLOW_PATH) or run.event != "workflow_dispatch":
-            log.warning("workflow run %s is not an ODW stage dispatch; ignored", run.id)
-            return {"ignored": "not our workflow or not a dispatch"}
         if run.status != "completed":
             return {"ignored": f"run is {run.status}"}
-        found = self.live_attempt(installation, repository, run)
-        if found is None:
+        attempt = self.live_attempt(installation, repository, run.id)
+        why = (
+            "no live attempt recorded its id at dispatch"
+            if attempt is None
+            else rejection(run, Expected(repository, attempt.branch, attempt.workflow_run))
+        )
+        if attempt is None and self._dispatch_pending(installation, repository):
+            raise NotRecordedYet(f"a dispatch in {repository} is not recorded yet")
+        if attempt is None or why is not None:
+            # Logged, never counted: a stranger's run must not wear a task's budget down.
             log.warning(
-                "workflow run %s names no live attempt's token (a stale, foreign or repeated "
-                "run); ignored",
-                run.id,
-            )
-            return {"ignored": "token is not a live attempt's"}
-        run_id, task, stage, attempt, lane, token = found
-        verdict, fault = self.verdict_of(client, run, run_id, task, stage, attempt, lane, token)
+                "workflow run %s in %s (%r on %r, started by %r) rejected: %s; nothing changed",
+                run.id, repository, run.path, run.head_branch, run.triggering_actor, why,
+            )  # fmt: skip
+            return {"rejected": why}
+        verdict, fault = self.verdict_of(
+            client, run, attempt.run_id, attempt.task, attempt.stage, attempt.number,
+            attempt.lane, attempt.token,
+        )  # fmt: skip
         step = api.submit(
             self.store,
-            run_id,
+            attempt.run_id,
             StageFinished(
-                at=self.clock(), task=task, stage=stage, token=token, verdict=verdict, fault=fault
+                at=self.clock(),
+                task=attempt.task,
+                stage=attempt.stage,
+                token=attempt.token,
+                verdict=verdict,
+                fault=fault,
             ),
         )
-        return {"run": run_id, "task": task, "stage": stage, "events": len(step.events)}
+        return {
+            "run": attempt.run_id,
+            "task": attempt.task,
+            "stage": attempt.stage,
+            "events": len(step.events),
+        }
 
-    def live_attempt(
-        self, installation: int, repository: str, run: WorkflowRun
-    ) -> tuple[str, str, str, int, str, str] | None:
+    def _attempts(self, installation: int, repository: str) -> Iterator[tuple[Attempt, Any]]:
+        """Each live attempt of the repository's open runs, with its dispatch entry."""
         for run_id in open_runs(self.store):
-            meta = run_meta(self.store, run_id)
-            key = RunKey.from_json(meta["key"])
+            key = RunKey.from_json(run_meta(self.store, run_id)["key"])
             if key.installation != installation or key.repository != repository:
                 continue
-            state = load_state(self.store, run_id)
-            for t, a in state.live_attempts():
-                if _names_token(run.display_title, a.token):
-                    return run_id, t.id, a.stage, a.number, a.lane, a.token
+            for t, a in load_state(self.store, run_id).live_attempts():
+                entry = self.store.outbox.get(attempt_key(run_id, t.id, a.stage, a.number, a.lane))
+                record = dispatch_record(entry)
+                wf = int((record or {}).get("workflowRun") or 0)
+                yield Attempt(run_id, t.id, a.stage, a.number, a.lane, a.token, t.branch, wf), entry
+
+    def live_attempt(self, installation: int, repository: str, workflow_run: int) -> Attempt | None:
+        """The live attempt whose dispatch recorded `workflow_run` as its run."""
+        for attempt, _ in self._attempts(installation, repository):
+            if attempt.workflow_run == workflow_run:
+                return attempt
         return None
+
+    def _dispatch_pending(self, installation: int, repository: str) -> bool:
+        return any(
+            entry is not None and entry.status in ("pending", "in_flight")
+            for _, entry in self._attempts(installation, repository)
+        )
+
+    def _ingest_gave_up(self, payload: dict[str, Any], error: str) -> None:
+        """An ingestion that keeps failing ends its attempt as an infrastructure
+        fault, so the task never stays `running` with nobody to answer it."""
+        attempt = self.live_attempt(
+            int(payload["installation"]), str(payload["repository"]), int(payload["workflowRun"])
+        )
+        if attempt is None:
+            return
+        fault = Fault(
+            kind="infra",
+            detail=f"workflow run {payload['workflowRun']}: its verdict could not be read: {error}",
+        )
+        api.submit(
+            self.store,
+            attempt.run_id,
+            StageFinished(
+                at=self.clock(),
+                task=attempt.task,
+                stage=attempt.stage,
+                token=attempt.token,
+                fault=fault,
+            ),
+        )
 
     def verdict_of(
         self,
@@ -560,8 +653,11 @@ class Executor:
         return verdict, None
 
 
-def _names_token(title: str, token: str) -> bool:
-    return token in title.replace("[", " ").replace("]", " ").split()
+def dispatch_record(entry: Entry | None) -> dict[str, Any] | None:
+    """What a dispatch entry recorded once done (its run id, when, its deadline)."""
+    if entry is None or entry.status != "done" or not isinstance(entry.result, dict):
+        return None
+    return entry.result
 
 
 def _text(data: bytes | None) -> str | None:

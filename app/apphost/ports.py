@@ -11,11 +11,19 @@ bare clone of the repository. Nothing here decides; it only does and reports.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from app.apphost.dispatched import (
+    DISPATCH_EVENT,
+    WORKFLOW,
+    Expected,
+    resolve,
+    run_tag,
+)
 from app.apphost.pr_landing import RunLanding
 from app.core.effects import DispatchStage, Integrate, PostCheck, PostComment
 from app.core.effects import FlushRemediation as Flush
@@ -36,7 +44,7 @@ from app.engine.ports import (
     StagePort,
 )
 from app.github.client import RepositoryClient
-from app.github.errors import GitHubError
+from app.github.errors import GitHubError, Unprocessable
 from app.github.ports import DispatchedRun
 from app.gitops import MergeLock
 from app.gitops.auth import TOKEN_ENV, askpass_script
@@ -53,9 +61,6 @@ log = logging.getLogger("odw.apphost")
 # Required checks of a task's pull request are re-read this often when no
 # check_suite / check_run / status webhook wakes the landing first.
 PR_CHECKS_POLL = 15.0
-
-WORKFLOW = "odw-stage.yml"
-WORKFLOW_PATH = f".github/workflows/{WORKFLOW}"
 
 
 def git_url(api_url: str, repository: str) -> str:
@@ -86,7 +91,11 @@ def app_repo(data_dir: Path, installation: int, repository: str, url: str, token
 
 @dataclass
 class ActionsStages:
-    """`StagePort.start` as a workflow_dispatch; completions arrive as inputs later."""
+    """`StagePort.start` as a workflow_dispatch; completions arrive as inputs later.
+
+    The run's id is recorded at dispatch (`dispatched`): GitHub returns it, or
+    it is resolved once by `dispatched.resolve` (GHES). The run's name shows
+    the attempt's tag (a keyed hash of its token), never the token."""
 
     client: RepositoryClient
     run_id: str
@@ -94,11 +103,16 @@ class ActionsStages:
     again: bool = False
     # The task branch is known to exist (saved with the task's GitHub handles).
     branch_ready: bool = False
+    tag_key: bytes = b""
+    bot: str = "odw[bot]"
     dispatched: dict[str, DispatchedRun] = field(default_factory=dict)
 
     def start(self, dispatch: DispatchStage) -> None:
+        tag = run_tag(self.tag_key, dispatch.token)
+        expected = Expected(self.client.full_name, dispatch.branch)
         if self.again:
-            found = _find_by_token(self.client, dispatch.branch, dispatch.token)
+            # The first try may have reached GitHub: its run, if listed, is the one.
+            found = self._resolve(expected, tag, since=None)
             if found is not None:
                 self.dispatched[dispatch.key] = found
                 return
@@ -114,24 +128,33 @@ class ActionsStages:
             "stage": dispatch.stage,
             "task": dispatch.task,
             "token": dispatch.token,
+            "tag": tag,
             "run-id": self.run_id,
         }
-        self.dispatched[dispatch.key] = self.client.dispatch.dispatch(
-            WORKFLOW, dispatch.branch, inputs, dispatch.token
-        )
+        since = float(int(time.time()))  # GitHub's `created_at` has whole seconds
+        try:
+            self.dispatched[dispatch.key] = self.client.dispatch.dispatch(
+                WORKFLOW, dispatch.branch, inputs, lambda: self._resolve(expected, tag, since)
+            )
+        except Unprocessable as exc:
+            if '"tag"' not in exc.reason:
+                raise
+            raise Unprocessable(
+                exc.operation,
+                exc.status,
+                f"{exc.reason} ({WORKFLOW} predates its `tag` input: run `odw init --force`)",
+            ) from None
+
+    def _resolve(self, expected: Expected, tag: str, since: float | None) -> DispatchedRun | None:
+        runs = self.client.runs.list_runs(WORKFLOW, branch=expected.branch, event=DISPATCH_EVENT)
+        run = resolve(runs, expected, tag=tag, since=since, bot=self.bot)
+        return None if run is None else DispatchedRun(run.id, run.html_url, "resolved")
 
     def wait(self, timeout: float | None) -> list[StageCompletion]:
         return []  # the App never waits: completions are webhook inputs
 
     def recover(self, attempts: Sequence[LiveAttempt]) -> list[StageCompletion]:
         return []  # the reconciler polls dispatched runs instead
-
-
-def _find_by_token(client: RepositoryClient, branch: str, token: str) -> DispatchedRun | None:
-    for run in client.runs.list_runs(WORKFLOW, branch=branch, event="workflow_dispatch"):
-        if token in run.display_title:
-            return DispatchedRun(run.id, run.html_url, "run-name token")
-    return None
 
 
 @dataclass

@@ -1,22 +1,22 @@
 """The reconciler: what webhooks did not say, found by asking (at start and periodically).
 
 GitHub never redelivers a webhook by itself, so for every open run: each live
-attempt's workflow run is read again (found by the dispatch's recorded id,
-else by its token in the workflow's run list) and a completed one is ingested
-exactly as its `workflow_run` event would have been; a run that vanished,
-or one still not finished past its stage deadline, is an infra fault; then
-the run's views are brought up to date.
+attempt's workflow run is read again by the run id its dispatch recorded
+(never by a name: anyone can start a run with any name) and, when it is still
+the run `dispatched.rejection` accepts, a completed one is ingested exactly as
+its `workflow_run` event would have been; a run that vanished, or one still
+not finished past its stage deadline, is an infra fault; then the run's
+views are brought up to date.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
 
 from app.apphost import api
-from app.apphost.executor import Executor
-from app.apphost.ports import WORKFLOW
+from app.apphost.dispatched import Expected, rejection
+from app.apphost.executor import Executor, dispatch_record
 from app.apphost.runs import RunKey, open_runs, run_meta
 from app.apphost.step import VIEWS, load_state, views_key
 from app.core.inputs import StageFinished
@@ -55,13 +55,18 @@ class Reconciler:
             key = RunKey.from_json(meta["key"])
             client = self.executor.client(key)
             for t, a in state.live_attempts():
-                record = _dispatch_record(store, run_id, t.id, a.stage, a.number, a.lane)
-                if record is None:
-                    continue  # not dispatched yet: the outbox still holds it
-                run = self._find(client, record, t.branch, a.token)
+                entry = store.outbox.get(attempt_key(run_id, t.id, a.stage, a.number, a.lane))
+                record = dispatch_record(entry)
+                if record is None or not record.get("workflowRun"):
+                    continue  # not dispatched yet (the outbox still holds it), or ambiguous
+                run = self._find(client, int(record["workflowRun"]))
                 if run is None:
                     found["vanished"] += 1
                     self._fault(run_id, t.id, a.stage, a.token, "vanished (no such workflow run)")
+                    continue
+                why = rejection(run, Expected(key.repository, t.branch, int(record["workflowRun"])))
+                if why is not None:
+                    log.warning("reconciler: workflow run %s is not taken: %s", run.id, why)
                     continue
                 if run.status == "completed":
                     if api.request_ingest(
@@ -88,19 +93,11 @@ class Reconciler:
         self.executor.wake.set()
         return found
 
-    def _find(
-        self, client: RepositoryClient, record: dict[str, Any], branch: str, token: str
-    ) -> WorkflowRun | None:
-        wf_id = record.get("workflowRun")
-        if wf_id:
-            try:
-                return client.runs.get_run(int(wf_id))
-            except NotFound:
-                return None
-        for run in client.runs.list_runs(WORKFLOW, branch=branch, event="workflow_dispatch"):
-            if token in run.display_title:
-                return run
-        return None
+    def _find(self, client: RepositoryClient, workflow_run: int) -> WorkflowRun | None:
+        try:
+            return client.runs.get_run(workflow_run)
+        except NotFound:
+            return None
 
     def _fault(self, run_id: str, task: str, stage: str, token: str, why: str) -> None:
         api.submit(
@@ -114,12 +111,3 @@ class Reconciler:
                 fault=Fault(kind="infra", detail=f"stage run {why}"),
             ),
         )
-
-
-def _dispatch_record(
-    store: Any, run_id: str, task: str, stage: str, attempt: int, lane: str
-) -> dict[str, Any] | None:
-    entry = store.outbox.get(attempt_key(run_id, task, stage, attempt, lane))
-    if entry is None or entry.status != "done" or not isinstance(entry.result, dict):
-        return None
-    return entry.result

@@ -2,13 +2,16 @@
 
 A dispatch asks for `return_run_details` (GitHub answers 200 with the run's
 id since 2026-02). GitHub Enterprise Server before that answers 400/422 to the
-field: the dispatch is sent once more without it and the run is found by the
-token the caller put into the workflow's `run-name`.
+field: the dispatch is sent once more without it, and the 204 that answers it
+names no run, so the caller's `find` (its own rule for which listed run is the
+one it dispatched) is polled until the run is listed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import calendar
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.github.conditional import ConditionalGets
@@ -36,7 +39,21 @@ def run_from_json(data: dict[str, Any]) -> WorkflowRun:
         head_sha=data.get("head_sha") or "",
         path=data.get("path") or "",
         html_url=data.get("html_url") or "",
+        head_repository=(data.get("head_repository") or {}).get("full_name"),
+        # Older GitHub Enterprise Server has no `triggering_actor`: the actor started it.
+        triggering_actor=(data.get("triggering_actor") or data.get("actor") or {}).get("login"),
+        created_at=_epoch(data.get("created_at")),
     )
+
+
+def _epoch(stamp: Any) -> float | None:
+    """GitHub's `2020-01-22T19:33:08Z` as epoch seconds."""
+    if not isinstance(stamp, str):
+        return None
+    try:
+        return float(calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")))
+    except ValueError:
+        return None
 
 
 class GitHubRuns:
@@ -76,14 +93,19 @@ class GitHubRuns:
 
 
 class GitHubDispatch:
-    def __init__(self, transport: Transport, runs: GitHubRuns) -> None:
+    def __init__(self, transport: Transport) -> None:
         self._t = transport
-        self._runs = runs
 
     def dispatch(
-        self, workflow: str, ref: str, inputs: Mapping[str, str], token: str
+        self,
+        workflow: str,
+        ref: str,
+        inputs: Mapping[str, str],
+        find: Callable[[], DispatchedRun | None] | None = None,
     ) -> DispatchedRun:
-        """Dispatch `workflow` on `ref`; `token` must appear in the run's `run-name`."""
+        """Dispatch `workflow` on `ref`. `find` says which listed run the dispatch
+        created; it is asked when GitHub names no run (GHES) or when the answer
+        was lost (so a dispatch that reached GitHub is not sent twice)."""
         if len(inputs) > MAX_INPUTS:
             raise ValueError(f"a dispatch takes at most {MAX_INPUTS} inputs, got {len(inputs)}")
         values = {key: str(value) for key, value in inputs.items()}
@@ -94,34 +116,27 @@ class GitHubDispatch:
                 return wf.create_dispatch(ref, values, throw=True, return_run_details=True)
             return wf.create_dispatch(ref, values, throw=True)
 
-        def again() -> DispatchedRun | None:
-            return self._find(workflow, ref, token, attempts=1)
-
         try:
-            sent = self._t.call("actions.dispatch", lambda: send(True), kind="create", reread=again)
+            sent = self._t.call("actions.dispatch", lambda: send(True), kind="create", reread=find)
         except Unprocessable:
             # Older GHES rejects `return_run_details`; a real input error fails again below.
-            sent = self._t.call(
-                "actions.dispatch", lambda: send(False), kind="create", reread=again
-            )
+            sent = self._t.call("actions.dispatch", lambda: send(False), kind="create", reread=find)
         if isinstance(sent, DispatchedRun):
             return sent
         if sent is not True and getattr(sent, "id", None):
             return DispatchedRun(int(sent.id), str(sent.html_url), "return_run_details")
-        found = self._find(workflow, ref, token, attempts=FIND_ATTEMPTS)
+        found = self._find(find) if find is not None else None
         if found is None:
             raise GitHubError(
-                "actions.dispatch",
-                204,
-                f"dispatched {workflow} on {ref} but no run names token {token} yet",
+                "actions.dispatch", 204, f"dispatched {workflow} on {ref} but its run is not listed"
             )
         return found
 
-    def _find(self, workflow: str, ref: str, token: str, attempts: int) -> DispatchedRun | None:
-        for attempt in range(attempts):
-            for run in self._runs.list_runs(workflow, branch=ref, event="workflow_dispatch"):
-                if token in run.display_title:
-                    return DispatchedRun(run.id, run.html_url, "run-name token")
-            if attempt + 1 < attempts:
+    def _find(self, find: Callable[[], DispatchedRun | None]) -> DispatchedRun | None:
+        for attempt in range(FIND_ATTEMPTS):
+            found = find()
+            if found is not None:
+                return found
+            if attempt + 1 < FIND_ATTEMPTS:
                 self._t.ctx.sleeper.sleep(FIND_PAUSE)
         return None

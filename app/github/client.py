@@ -152,7 +152,7 @@ class RepositoryClient:
 
     @cached_property
     def dispatch(self) -> actions.GitHubDispatch:
-        return actions.GitHubDispatch(self._transport(actions.DISPATCH_PERMISSIONS), self.runs)
+        return actions.GitHubDispatch(self._transport(actions.DISPATCH_PERMISSIONS))
 
     @cached_property
     def artifacts(self) -> artifacts.GitHubArtifacts:

@@ -7,7 +7,7 @@ PyGithub objects.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -82,6 +82,9 @@ class WorkflowRun:
     head_sha: str
     path: str
     html_url: str
+    head_repository: str | None = None  # OWNER/NAME the run's commit came from
+    triggering_actor: str | None = None  # the login that started (or re-ran) the run
+    created_at: float | None = None  # epoch seconds
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ class DispatchedRun:
 
     run_id: int
     html_url: str
-    found_by: str  # "return_run_details" or "run-name token"
+    found_by: str  # "return_run_details" or "resolved" (listed runs, GHES)
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,11 @@ class Contents(Protocol):
 
 class Dispatch(Protocol):
     def dispatch(
-        self, workflow: str, ref: str, inputs: Mapping[str, str], token: str
+        self,
+        workflow: str,
+        ref: str,
+        inputs: Mapping[str, str],
+        find: Callable[[], DispatchedRun | None] | None = None,
     ) -> DispatchedRun: ...
 
 

@@ -77,8 +77,10 @@ def test_workflow_shape(initialised: Path) -> None:
     wf = yaml.safe_load((initialised / ".github/workflows/odw-stage.yml").read_text())
     on = wf[True]  # YAML 1.1 reads the key `on` as a boolean
     inputs = on["workflow_dispatch"]["inputs"]
-    assert {"stage", "task", "token", "run-id"} <= set(inputs)
-    assert "${{ inputs.token }}" in wf["run-name"]
+    assert {"stage", "task", "token", "tag", "run-id"} <= set(inputs)
+    # Run names are public to readers: they show the keyed tag, never the token.
+    assert "${{ inputs.tag }}" in wf["run-name"]
+    assert "inputs.token" not in wf["run-name"]
     assert wf["permissions"] == {}
     assert "inputs.task" in wf["concurrency"]["group"]
     jobs = wf["jobs"]

@@ -129,7 +129,7 @@ def test_duplicate_deliveries_and_a_foreign_token_change_nothing(
     foreign = _foreign_completion(fake, sample, task="1.1", stage="review")
     wait_until(
         "the foreign run's webhook to be processed",
-        lambda: "names no live attempt's token" in service.log(),
+        lambda: "rejected: no live attempt recorded its id at dispatch" in service.log(),
         timeout=30,
     )
     time.sleep(1)

@@ -383,8 +383,14 @@ class Webhooks:
         for side in ("repository", "head_repository"):
             if isinstance(body.get(side), dict):
                 _rewrite_repos(body[side], repo, self.fake)
+        if isinstance(body.get("head_repository"), dict):
+            for key in ("id", "name", "full_name"):
+                body["head_repository"][key] = rendered["head_repository"][key]
+            body["head_repository"]["owner"]["login"] = rendered["head_repository"]["owner"][
+                "login"
+            ]
         body["actor"] = _user(body.get("actor"), rendered["actor"])
-        body["triggering_actor"] = _user(body.get("triggering_actor"), rendered["actor"])
+        body["triggering_actor"] = _user(body.get("triggering_actor"), rendered["triggering_actor"])
         if run.status == "completed":
             body.setdefault("conclusion", run.conclusion)
         data["workflow_run"] = body

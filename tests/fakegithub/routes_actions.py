@@ -57,20 +57,49 @@ def _render(template: str, inputs: dict[str, str], ref: str) -> str:
 
 @route("POST", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches")
 def dispatch(fake: FakeGitHub, call: Call) -> Reply:
+    """The App dispatches (an installation token): the run's actor is the App's bot.
+    `return_run_details` answers 200 with the run's id, else 204 with no body
+    (https://docs.github.com/en/rest/actions/workflows#create-a-workflow-dispatch-event);
+    GitHub Enterprise Server refuses the field."""
     repo = repo_of(fake, call)
     body = call.body
     if fake.ghes and "return_run_details" in body:
         raise error(422, 'Invalid request.\n\n"return_run_details" is not a permitted key.')
-    ref = body["ref"].removeprefix("refs/heads/")
+    given = {k: str(v) for k, v in (body.get("inputs") or {}).items()}
+    run = create_run(fake, repo, call.params["workflow_id"], body["ref"], given, fake.bot_login)
+    for hook in list(fake.on_dispatch):
+        threading.Thread(target=hook, args=(run,), daemon=True).start()
+    if body.get("return_run_details"):
+        data = {
+            "workflow_run_id": run.id,
+            "run_url": f"{fake.api_url}/repos/{repo.full_name}/actions/runs/{run.id}",
+            "html_url": f"{fake.host_url}/{repo.full_name}/actions/runs/{run.id}",
+        }
+        return Reply(200, data)
+    return Reply(204)
+
+
+def create_run(
+    fake: FakeGitHub,
+    repo: s.Repository,
+    ident: str,
+    ref: str,
+    given: dict[str, str],
+    actor: str,
+) -> s.WorkflowRun:
+    """A `workflow_dispatch` run of workflow `ident` (file name or id) at `ref`,
+    started by `actor`, as GitHub checks it: the workflow at that ref must take
+    `workflow_dispatch`, every input must be declared, required ones given and
+    choices respected, else 422 and no run."""
+    ref = ref.removeprefix("refs/heads/")
     sha = repo.git.sha(f"refs/heads/{ref}") or repo.git.sha(f"refs/tags/{ref}")
     if sha is None:
         raise error(422, f"No ref found for: {ref}")
-    name, doc = _workflow(fake, repo, call.params["workflow_id"], sha)
+    name, doc = _workflow(fake, repo, ident, sha)
     triggers = _triggers(doc)
     if "workflow_dispatch" not in triggers:
         raise error(422, "Workflow does not have 'workflow_dispatch' trigger")
     declared = (triggers["workflow_dispatch"] or {}).get("inputs") or {}
-    given = {k: str(v) for k, v in (body.get("inputs") or {}).items()}
     for key in given:
         if key not in declared:
             raise error(422, f'Unexpected inputs provided: ["{key}"]')
@@ -98,21 +127,31 @@ def dispatch(fake: FakeGitHub, call: Call) -> Reply:
         inputs,
         "workflow_dispatch",
         fake.now(),
+        actor=actor,
+        triggering_actor=actor,
     )
     run.jobs.append(s.Job(fake.next_id(), "stage"))
     with fake.lock:
         fake.runs[run.id] = run
     fake.webhooks.send("workflow_run", "requested", run=run)
-    for hook in list(fake.on_dispatch):
-        threading.Thread(target=hook, args=(run,), daemon=True).start()
-    if body.get("return_run_details"):
-        data = {
-            "workflow_run_id": run.id,
-            "run_url": f"{fake.api_url}/repos/{repo.full_name}/actions/runs/{run.id}",
-            "html_url": f"{fake.host_url}/{repo.full_name}/actions/runs/{run.id}",
-        }
-        return Reply(200, data)
-    return Reply(204)
+    return run
+
+
+def dispatch_as(
+    fake: FakeGitHub, login: str, full_name: str, workflow: str, ref: str, inputs: dict[str, str]
+) -> s.WorkflowRun:
+    """A person dispatches `workflow` (a file under `.github/workflows/`) on
+    `ref` with `inputs`, as anyone with write access may
+    (https://docs.github.com/en/rest/actions/workflows#create-a-workflow-dispatch-event
+    needs write access; the Actions tab's "Run workflow" button the same).
+    Their run is theirs to drive: the test starts it, uploads its artifacts
+    (the person's own workflow can upload anything) and completes it."""
+    repo = fake.repos[full_name]
+    if repo.collaborators.get(login) not in ("write", "maintain", "admin"):
+        # GitHub's answer to a dispatch without write access, as reported in
+        # https://github.com/ACCESS-NRI/access-spack-packages/issues/30
+        raise error(403, "Must have admin rights to Repository.")
+    return create_run(fake, repo, workflow, ref, dict(inputs), login)
 
 
 def run_of(fake: FakeGitHub, call: Call) -> s.WorkflowRun:
@@ -229,9 +268,12 @@ def complete_run(fake: FakeGitHub, run_id: int, conclusion: str) -> None:
     fake.webhooks.send("workflow_run", "completed", run=run)
 
 
-def rerun(fake: FakeGitHub, run_id: int) -> None:
+def rerun(fake: FakeGitHub, run_id: int, by: str = "") -> None:
+    """Re-run `run_id` (same id, next `run_attempt`); `by` ("" the bot) becomes
+    its `triggering_actor`, its `actor` stays."""
     run = fake.runs[run_id]
     with fake.lock:
+        run.triggering_actor = by
         run.run_attempt += 1
         run.status, run.conclusion = "queued", None
         run.artifacts = []

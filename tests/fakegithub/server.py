@@ -384,6 +384,22 @@ class FakeGitHub:
             "check_run", "requested_action", check_run=run, identifier=identifier, sender=login
         )
 
+    def dispatch_as(
+        self, login: str, full_name: str, workflow: str, ref: str, inputs: dict[str, str]
+    ) -> s.WorkflowRun:
+        """A writer dispatches a workflow of their own choosing (`workflow` is a
+        file name under `.github/workflows/`) on `ref`: a run whose actor is
+        `login`, which no on-dispatch runner picks up (the test drives it)."""
+        from tests.fakegithub import routes_actions
+
+        return routes_actions.dispatch_as(self, login, full_name, workflow, ref, inputs)
+
+    def rerun_as(self, login: str, run_id: int) -> None:
+        """A person re-runs a run (same id, next attempt, their triggering_actor)."""
+        from tests.fakegithub import routes_actions
+
+        routes_actions.rerun(self, run_id, login)
+
     def start_run(self, run_id: int) -> None:
         from tests.fakegithub import routes_actions
 

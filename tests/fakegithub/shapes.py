@@ -260,7 +260,8 @@ class Shapes:
             node_id=f"WFR_{run.id}",
             head_branch=run.ref,
             head_sha=run.head_sha,
-            path=f".github/workflows/{run.workflow}",
+            # GitHub's example shows the ref after an `@` (".github/workflows/build.yml@main").
+            path=f".github/workflows/{run.workflow}@{run.ref}",
             run_number=run.id,
             event=run.event,
             display_title=run.display_title,
@@ -284,10 +285,21 @@ class Shapes:
             run_attempt=run.run_attempt,
             pull_requests=[],
             referenced_workflows=[],
-            actor=self.user(self.fake.bot_login, "Bot"),
-            triggering_actor=self.user(self.fake.bot_login, "Bot"),
+            actor=self.person(run.actor or self.fake.bot_login),
+            triggering_actor=self.person(run.triggering_actor or self.fake.bot_login),
         )
+        if run.head_repo and run.head_repo != run.repo:
+            owner, name = run.head_repo.split("/")
+            head = data["head_repository"]
+            head.update(
+                id=self.fake.user_id(f"repo:{run.head_repo}"), name=name, full_name=run.head_repo
+            )
+            head["owner"].update(login=owner, id=self.fake.user_id(owner))
         return data
+
+    def person(self, login: str) -> dict[str, Any]:
+        """A user, or a bot when the login ends in `[bot]` (as GitHub names Apps' bots)."""
+        return self.user(login, "Bot" if login.endswith("[bot]") else "User")
 
     def job(self, run: s.WorkflowRun, job: s.Job) -> dict[str, Any]:
         data = self.example("job")

@@ -134,6 +134,15 @@ class WorkflowRun:
     run_attempt: int = 1
     jobs: list[Job] = field(default_factory=list)
     artifacts: list[Artifact] = field(default_factory=list)
+    # Who started the run (`actor`) and who started this attempt of it
+    # (`triggering_actor`: a re-run's is whoever re-ran it); "" is the App's bot.
+    # https://github.blog/changelog/2022-07-19-differentiating-triggering-actor-from-executing-actor/
+    actor: str = ""
+    triggering_actor: str = ""
+    # OWNER/NAME the run's commit came from (None: this repository), shown as
+    # `head_repository` (OpenAPI `workflow-run`, a `minimal-repository`); a fork's
+    # for a fork's pull_request run, the repository itself for workflow_dispatch.
+    head_repo: str | None = None
 
 
 @dataclass

@@ -38,7 +38,7 @@ def drive_every_port(
     client.reactions.react_to_comment(comment.id, "eyes")
     client.permissions.permission_of("octo")
     inputs = {"stage": "plan", "task": "1.1", "token": "t"}
-    run = client.dispatch.dispatch("odw-stage.yml", "roadmap-1-1", inputs, "t")
+    run = client.dispatch.dispatch("odw-stage.yml", "roadmap-1-1", inputs)
     fake.upload_artifact(run.run_id, "odw-verdict", {"v.json": "{}"})
     fake.complete_run(run.run_id)
     client.runs.get_run(run.run_id)

@@ -23,7 +23,7 @@ from tests.github.zips import lying, one_entry
 @pytest.fixture
 def finished_run(client: RepositoryClient, fake: FakeGitHub) -> int:
     inputs = {"stage": "plan", "task": "1.1", "token": "tok"}
-    run = client.dispatch.dispatch("odw-stage.yml", "main", inputs, "tok")
+    run = client.dispatch.dispatch("odw-stage.yml", "main", inputs)
     fake.start_run(run.run_id)
     fake.upload_artifact(
         run.run_id,

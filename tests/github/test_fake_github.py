@@ -126,7 +126,7 @@ def test_the_storage_host_refuses_a_forwarded_token(
     client: RepositoryClient, fake: FakeGitHub
 ) -> None:
     inputs = {"stage": "plan", "task": "1.1", "token": "t"}
-    run = client.dispatch.dispatch("odw-stage.yml", "main", inputs, "t")
+    run = client.dispatch.dispatch("odw-stage.yml", "main", inputs)
     fake.upload_artifact(run.run_id, "odw-verdict", {"v.json": "{}"})
     (artifact,) = client.artifacts.list_artifacts(run.run_id)
     reader = Transport(client.context, client.installation_id, "octo/demo", {"actions": "read"})

@@ -65,7 +65,7 @@ def _lifecycle(client: RepositoryClient, fake: FakeGitHub, repo: Repository) -> 
     client.comments.edit_comment(comment.id, "status, edited")
     fake.comment_as("octo", REPO, pull.number, "/odw retry 1.1")
     inputs = {"stage": "plan", "task": "1.1", "token": "t1"}
-    run = client.dispatch.dispatch("odw-stage.yml", "roadmap-1-1", inputs, "t1")
+    run = client.dispatch.dispatch("odw-stage.yml", "roadmap-1-1", inputs)
     fake.start_run(run.run_id)
     fake.complete_run(run.run_id, "success")
     fake.pulls[(REPO, pull.number)].draft = False
