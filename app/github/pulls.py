@@ -7,6 +7,7 @@ from typing import Any
 
 from github.GithubObject import NotSet
 
+from app.core.github_limits import BODY_LIMIT, fit
 from app.github.errors import GitHubError, HeadMoved, NotFound, NotMergeable, Unprocessable
 from app.github.ports import MergeResult, PullRequest
 from app.github.transport import Transport
@@ -42,6 +43,7 @@ class GitHubPulls:
     def create_pull(
         self, head: str, base: str, title: str, body: str, *, draft: bool = True
     ) -> PullRequest:
+        body = fit(body, BODY_LIMIT)
         return self._t.call(
             "pulls.create",
             lambda: _pull(
@@ -81,6 +83,7 @@ class GitHubPulls:
         body: str | None = None,
         state: str | None = None,
     ) -> PullRequest:
+        body = fit(body, BODY_LIMIT) if body is not None else None
         changes = {k: v for k, v in (("title", title), ("body", body), ("state", state)) if v}
 
         def update() -> PullRequest:

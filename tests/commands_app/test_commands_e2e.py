@@ -156,7 +156,7 @@ def test_comments_steer_a_run_once_and_only_from_people_allowed(
     refused = fake.comment_as("reader", REPO, number, "/odw retry\n/odw rearm stageAttempts=3")
     wait_until("the refusal", lambda: len(replies(fake, number)) == 1)
     text = replies(fake, number)[0].body
-    assert "> /odw retry" in text and "`write`" in text and "`read`" in text
+    assert "> `/odw retry" in text and "`write`" in text and "`read`" in text
     assert text.count("needs `write`") == 1, text
     assert (fake.bot_login, "eyes") in refused.reactions
     assert (fake.bot_login, "confused") in refused.reactions
@@ -168,7 +168,7 @@ def test_comments_steer_a_run_once_and_only_from_people_allowed(
     wait_until("the answer", lambda: len(replies(fake, number)) == 2)
     wait_until("both copies", lambda: settled(store, last_delivery(fake, "issue_comment")))
     answer = replies(fake, number)[1].body
-    assert "> /odw retry" in answer and "done: retry 1.1" in answer
+    assert "> `/odw retry" in answer and "done: retry 1.1" in answer
     assert "[run check](" in answer and "[task pull request](" in answer
     assert (fake.bot_login, "eyes") in asked.reactions
     assert len(events_of(store, "task-retried")) == 1
