@@ -4,9 +4,10 @@ cmark-gfm (through `cmarkgfm`) is the renderer GitHub itself uses for comments,
 pull request bodies and check run output, with GitHub's extensions (autolinks,
 tables, strikethrough, task lists). It runs here with raw HTML kept, the worst
 case (GitHub keeps allowlisted tags such as `<img>`, `<a>` and `<details>`).
-GitHub then links mentions and issue references in the rendered text; the
-patterns below are at least as broad as its (html-pipeline's MentionFilter and
-issue reference filter), so text they do not match pings and references nobody.
+GitHub then links mentions and issue references in the rendered text outside
+`pre`, `code` and `a` (html-pipeline's MentionFilter and issue reference filter
+skip those); the patterns below are at least as broad as GitHub's, so text
+they do not match pings and references nobody.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ CLOSING = re.compile(
 )
 
 
+_INERT = frozenset({"code", "pre", "a"})
+
+
 @dataclass
 class Rendered:
     html: str
@@ -37,6 +41,7 @@ class Rendered:
     images: list[str] = field(default_factory=list)  # every <img src> (and other loaders)
     comments: list[str] = field(default_factory=list)
     text: str = ""  # the text a reader sees, entities decoded
+    prose: str = ""  # the part of it outside code, pre and links (where GitHub links mentions)
 
 
 class _Reader(HTMLParser):
@@ -44,9 +49,12 @@ class _Reader(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.out = out
         self.chunks: list[str] = []
+        self.prose: list[str] = []
+        self.inert = 0  # open code, pre and a elements
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.out.tags.append(tag)
+        self.inert += tag in _INERT
         values = dict(attrs)
         if tag == "a":
             self.out.links.append(values.get("href") or "")
@@ -55,12 +63,18 @@ class _Reader(HTMLParser):
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
+        self.inert -= tag in _INERT
+
+    def handle_endtag(self, tag: str) -> None:
+        self.inert -= tag in _INERT
 
     def handle_comment(self, data: str) -> None:
         self.out.comments.append(data)
 
     def handle_data(self, data: str) -> None:
         self.chunks.append(data)
+        if self.inert <= 0:
+            self.prose.append(data)
 
 
 def render(markdown: str) -> Rendered:
@@ -71,6 +85,7 @@ def render(markdown: str) -> Rendered:
     reader.feed(html)
     reader.close()
     out.text = "".join(reader.chunks)
+    out.prose = "".join(reader.prose)
     return out
 
 
@@ -82,9 +97,9 @@ def renders_as_text(
     problems = [f"image {src}" for src in r.images]
     problems += [f"link {href}" for href in r.links if href not in allowed_links]
     problems += [f"comment {c!r}" for c in r.comments]
-    problems += [f"mention {m.group()!r}" for m in MENTION.finditer(r.text)]
-    problems += [f"issue reference {m.group()!r}" for m in ISSUE_REFERENCE.finditer(r.text)]
-    problems += [f"closing keyword {m.group()!r}" for m in CLOSING.finditer(r.text)]
+    problems += [f"mention {m.group()!r}" for m in MENTION.finditer(r.prose)]
+    problems += [f"issue reference {m.group()!r}" for m in ISSUE_REFERENCE.finditer(r.prose)]
+    problems += [f"closing keyword {m.group()!r}" for m in CLOSING.finditer(r.prose)]
     hidden = {"details", "summary", "div", "span", "sub", "sup", "picture", "script", "style"}
     problems += [f"element <{t}>" for t in r.tags if t in hidden and t not in allowed_tags]
     return problems
