@@ -18,6 +18,7 @@ from tests.apphost.harness import REPO, Service, explain, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
 from tests.fakegithub.actions_runner import LocalActions
+from tests.rendering import renders_as_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("apphost")]
 
@@ -230,3 +231,25 @@ def test_the_retry_button_reruns_a_failed_task_for_a_writer_only(
     wait_until("the retry", lambda: events_of(store, "task-retried"))
     assert events_of(store, "task-retried")[0]["by"] == "maintainer"
     wait_until("1.1 to land", lambda: task_status(store, "1.1") == "landed", timeout=240)
+
+
+def test_a_strangers_long_hostile_comment_gets_one_capped_inert_reply(
+    fake: FakeGitHub,
+    service: Service,
+    sample: s.Repository,
+) -> None:
+    number = fake.open_issue(REPO)
+    line = (
+        "/odw retry 1.1 ![p](https://t.example/p.gif) <img src=https://t.example/q.gif> "
+        "&#64;org/team @admin [x](https://evil.example) <!-- odw:reply 1 --> Fixes #3 "
+    )
+    comment = "\n".join(f"{line}{i} {'x' * 150}" for i in range(300))
+    assert len(comment) > 90_000
+    fake.comment_as("mallory", REPO, number, comment)
+    wait_until("the reply", lambda: replies(fake, number), timeout=120)
+    [reply] = replies(fake, number)
+    assert len(reply.body) <= 65_536 and "cut by ODW" in reply.body
+    marker = reply.body.splitlines()[0]
+    own = reply.body.replace(marker, "").replace("@mallory", "")
+    assert "<!--" not in own
+    assert renders_as_text(own, allowed_tags=("sub",)) == []
