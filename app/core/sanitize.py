@@ -90,7 +90,7 @@ def delimited_block(label: str, text: str, *, nonce: str, limit: int = 65536) ->
 # text quoted in ODW's output must not be able to forge one, hide text from the
 # people reading it, load an image, make a link, notify anyone, reference (or
 # close) an issue, or break out of the block that quotes it. Everything ODW
-# writes to GitHub goes through the three functions below; the tests render
+# writes to GitHub goes through the functions below; the tests render
 # their output with cmark-gfm, GitHub's own renderer, to prove it.
 
 # GitHub links `@login` and `@org/team` (and e-mail addresses) wherever an @
