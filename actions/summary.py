@@ -1,34 +1,41 @@
 """The verdict as a readable job summary (`$GITHUB_STEP_SUMMARY`).
 
 Everything from the agent or the repository passes through the shared
-sanitiser, so a summary can neither hide text nor ping anyone.
+Markdown sanitiser (`app.core.sanitize`, the one the App's comments and check
+runs use), so a summary renders it as text: it can neither hide anything,
+load an image, make a link, nor ping anyone. It fits GitHub's step summary
+limit (`app.core.github_limits`).
 """
 
 from __future__ import annotations
 
-from app.core.sanitize import sanitize
+from app.core.github_limits import STEP_SUMMARY_LIMIT, fit
+from app.core.sanitize import inline_code, markdown_code_block, sanitize_markdown
 from app.core.verdict import Verdict
 
 TAIL_CHARS = 4000
 
 
 def _cell(text: str) -> str:
-    return sanitize(text).replace("|", "\\|").replace("\n", " ").strip() or "-"
+    return sanitize_markdown(text).replace("|", "\\|").replace("\n", " ").strip() or "-"
+
+
+def _code(text: str) -> str:
+    return inline_code(text, 300).replace("|", "\\|")
 
 
 def _fence(text: str) -> str:
-    body = sanitize(text).replace("```", "'''")
-    return f"```text\n{body.rstrip()}\n```"
+    return markdown_code_block(text).rstrip("\n")
 
 
 def render_summary(verdict: Verdict) -> str:
     state = "passed" if verdict.passed else "failed"
     lines = [
-        f"## ODW `{verdict.stage}` for task {_cell(verdict.task)}: {state}",
+        f"## ODW {_code(verdict.stage)} for task {_cell(verdict.task)}: {state}",
         "",
         f"Token `{verdict.token}`"
-        + (f", branch `{_cell(verdict.branch)}`" if verdict.branch else "")
-        + (f", fault `{verdict.fault}`" if verdict.fault else ""),
+        + (f", branch {_code(verdict.branch)}" if verdict.branch else "")
+        + (f", fault {_code(verdict.fault)}" if verdict.fault else ""),
         "",
         "| check | status | reason |",
         "|---|---|---|",
@@ -36,11 +43,11 @@ def render_summary(verdict: Verdict) -> str:
     for c in verdict.checks:
         said = c.code is not None and f"code {c.code}" in c.reason
         code = f" (code {c.code})" if c.code is not None and not said else ""
-        lines.append(f"| {c.name} | {c.status} | {_cell(c.reason)}{code} |")
+        lines.append(f"| {_cell(c.name)} | {_cell(c.status)} | {_cell(c.reason)}{code} |")
     if verdict.gates:
         lines += ["", "| gate | status | code | seconds |", "|---|---|---|---|"]
         for g in verdict.gates:
-            lines.append(f"| `{_cell(g.command)}` | {g.status} | {g.code} | {g.duration:.1f} |")
+            lines.append(f"| {_code(g.command)} | {g.status} | {g.code} | {g.duration:.1f} |")
     lines += [
         "",
         f"- head before: `{verdict.head_before or '-'}`",
@@ -52,9 +59,9 @@ def render_summary(verdict: Verdict) -> str:
     ]
     if verdict.salvage.files or verdict.salvage.rejected:
         lines += ["", "### Salvage bundle", ""]
-        lines += [f"- kept `{_cell(f)}`" for f in verdict.salvage.files]
+        lines += [f"- kept {_code(f)}" for f in verdict.salvage.files]
         lines += [
-            f"- rejected `{_cell(r.path)}`: {_cell(r.reason)}" for r in verdict.salvage.rejected
+            f"- rejected {_code(r.path)}: {_cell(r.reason)}" for r in verdict.salvage.rejected
         ]
     if verdict.report is not None:
         lines += ["", f"### Review decision: {verdict.report.decision}", ""]
@@ -67,4 +74,4 @@ def render_summary(verdict: Verdict) -> str:
     if verdict.output_tail:
         lines += ["", "<details><summary>Output tail</summary>", ""]
         lines += [_fence(verdict.output_tail[-TAIL_CHARS:]), "", "</details>"]
-    return "\n".join(lines) + "\n"
+    return fit("\n".join(lines), STEP_SUMMARY_LIMIT - 1) + "\n"

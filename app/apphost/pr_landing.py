@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.sanitize import inline_code
 from app.store import Store
 
 LANDING = "~landing"  # run_tasks row of the run's landing method
 NOTICE = (
-    "Branch protection refused a push to `{base}`: ODW lands the remaining tasks through "
+    "Branch protection refused a push to {base}: ODW lands the remaining tasks through "
     "pull requests (squash merge once the required checks pass)."
 )
 
@@ -34,7 +35,7 @@ class RunLanding:
     def mark_protected(self, base: str) -> None:
         if self.protected():
             return
-        values = {"protected": True, "notice": NOTICE.format(base=base)}
+        values = {"protected": True, "notice": NOTICE.format(base=inline_code(base, 100))}
         self.store.projections.merge_task(self.run_id, LANDING, values, status="noted")
 
 

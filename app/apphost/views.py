@@ -5,10 +5,12 @@ config`), the one status comment per pull request (found again by its hidden
 marker) and the pull request's title and body. Pure: state in, text out.
 Everything that came from outside ODW (roadmap titles, success criteria, gate
 output, verdict reasons, assessment rationale, branch names) goes through
-`untrusted`, the one door to `app.core.sanitize.sanitize_markdown` (control,
-bidi and zero-width characters and HTML comments stripped, mentions
-neutralised, raw HTML escaped so no hidden marker can be forged), or, for
-verbatim text, `markdown_code_block` (a fence the text cannot close).
+`untrusted`, the one door to `app.core.sanitize.sanitize_markdown` (it renders
+as text: no hidden marker, image, link, mention or issue reference), `code`
+(an inline code span the text cannot close), `sanitize_line` for the pull
+request's title, or, for verbatim text, `markdown_code_block` (a fence the
+text cannot close). GitHub's size limits are applied where the text is sent
+(`app.core.github_limits.fit`, called by the adapters in `app/github`).
 """
 
 from __future__ import annotations
@@ -22,12 +24,17 @@ from app.commands.buttons import actions_for
 from app.core.naming import execplan_path
 from app.core.ownership import task_check_id
 from app.core.result import run_result
-from app.core.sanitize import markdown_code_block, sanitize_markdown, truncate
+from app.core.sanitize import (
+    inline_code,
+    markdown_code_block,
+    sanitize_line,
+    sanitize_markdown,
+    truncate,
+)
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
 from app.github.ports import CheckAction
 
-SUMMARY_LIMIT = 65_535
 TITLE_LIMIT = 120
 TAIL_LIMIT = 4_000
 RUN_CHECK = "ODW · run"
@@ -41,10 +48,9 @@ def untrusted(text: str | None, limit: int | None = None) -> str:
     return truncate(clean, limit) if limit is not None else clean
 
 
-def code(text: str | None) -> str:
+def code(text: str | None, limit: int = 200) -> str:
     """Inline code that cannot be closed from inside."""
-    clean = untrusted(text, 200).replace("`", "'").replace("\n", " ")
-    return f"`{clean}`"
+    return inline_code(text or "", limit)
 
 
 def cell(text: str | None, limit: int = 300) -> str:
@@ -99,14 +105,6 @@ def digest(data: object) -> str:
     return hashlib.sha256(raw).hexdigest()[:16]
 
 
-def fit(text: str) -> str:
-    """At most GitHub's 65,535 characters, saying so when cut."""
-    if len(text) <= SUMMARY_LIMIT:
-        return text
-    note = "\n\n… (cut: GitHub takes at most 65,535 characters here)"
-    return text[: SUMMARY_LIMIT - len(note)] + note
-
-
 def one_line(text: str, limit: int = TITLE_LIMIT) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -141,7 +139,7 @@ def run_check(s: RunState, links: Links) -> CheckView:
     # No stage column: the run check changes when a task's status does, not at every
     # stage (each task's own check run shows its stage), which keeps writes few.
     lines = [
-        f"**Run** `{untrusted(s.run_id, 200)}` on `{untrusted(s.base, 100)}`",
+        f"**Run** {code(s.run_id, 200)} on {code(s.base, 100)}",
         "",
         "| task | status | pull request |",
         "|---|---|---|",
@@ -169,7 +167,7 @@ def run_check(s: RunState, links: Links) -> CheckView:
     return CheckView(
         RUN_CHECK,
         one_line(" · ".join(parts)),
-        fit("\n".join(lines)),
+        "\n".join(lines),
         conclusion,
         external_id=f"run:{s.run_id}"[:255],
     )
@@ -200,9 +198,9 @@ def config_check(path: str, field_name: str, line: int | None, message: str) -> 
     return CheckView(
         CONFIG_CHECK,
         one_line(f"invalid {where}: {untrusted(message, 200)}"),
-        fit(
-            f"ODW read `{untrusted(path, 200)}` on this commit and could not use it.\n\n"
-            f"- **file:** `{untrusted(path, 200)}`\n"
+        (
+            f"ODW read {code(path, 200)} on this commit and could not use it.\n\n"
+            f"- **file:** {code(path, 200)}\n"
             f"- **field:** {code(field_name or '(top level)')}\n"
             f"- **line:** {line if line else 'unknown'}\n"
             f"- **problem:** {cell(message, 2000)}\n\n"
@@ -257,7 +255,7 @@ def _tails(latest: Verdict | None) -> str | None:
             f"<details><summary>{cell(g.command, 200)}: exit {g.code}{note}</summary>\n\n"
             f"{markdown_code_block(tail[-TAIL_LIMIT:])}</details>"
         )
-    return fit("\n\n".join(parts)) if parts else None
+    return "\n\n".join(parts) if parts else None
 
 
 def next_moves(t: TaskState) -> list[str]:
@@ -298,7 +296,7 @@ def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) 
         head += f"; /odw retry {t.id}"
     job = links.jobs.get(t.id)
     lines = [
-        f"**{cell(t.id)}** {title_text} · branch `{untrusted(t.branch, 100)}`"
+        f"**{cell(t.id)}** {title_text} · branch {code(t.branch, 100)}"
         + (f" · [last Actions run]({job})" if job else ""),
         "",
         *_stage_rows(t),
@@ -311,7 +309,7 @@ def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) 
     return CheckView(
         task_check_name(t.id),
         one_line(head),
-        fit("\n".join(lines)),
+        "\n".join(lines),
         conclusion,
         text=_tails(latest),
         external_id=task_check_id(s.run_id, t.id)[:255],
@@ -341,8 +339,7 @@ def _assessment_lines(t: TaskState) -> list[str]:
             files = ", ".join(code(f) for f in sv.committed)
             lines += [
                 "",
-                f"**Salvage:** committed {files} on `{untrusted(t.branch, 100)}` "
-                f"({(sv.sha or '')[:12]}).",
+                f"**Salvage:** committed {files} on {code(t.branch, 100)} ({(sv.sha or '')[:12]}).",
             ]
         else:
             lines += ["", f"**Salvage:** nothing committed — {cell(sv.detail, 1000)}"]
@@ -365,7 +362,7 @@ def assessment_check(s: RunState, t: TaskState) -> CheckView | None:
     return CheckView(
         assessment_check_name(t.id),
         one_line(title),
-        fit("\n".join(lines)),
+        "\n".join(lines),
         "action_required" if t.status in ("failed", "infra-fault") else "neutral",
         external_id=f"{s.run_id}/{t.id}/assessment"[:255],
     )
@@ -390,7 +387,7 @@ def status_comment(
         + ("" if final else " — the check run shows the current stage and attempts"),
     ]
     check = links.checks.get(t.id)
-    refs = [f"branch `{untrusted(t.branch, 100)}`"]
+    refs = [f"branch {code(t.branch, 100)}"]
     if check:
         refs.append(f"[check run]({check})")
     job = links.jobs.get(t.id)
@@ -409,7 +406,7 @@ def status_comment(
         url = links.repository_url
         sha = t.landed_sha
         link = f"[{sha[:12]}]({url}/commit/{sha})" if url else f"`{sha[:12]}`"
-        lines += ["", f"**Landed** on `{untrusted(s.base, 100)}` as squash commit {link}."]
+        lines += ["", f"**Landed** on {code(s.base, 100)} as squash commit {link}."]
         if landed_note:
             lines.append(
                 "GitHub shows this pull request as closed, not merged: ODW landed it by "
@@ -421,11 +418,15 @@ def status_comment(
     moves = next_moves(t)
     if moves:
         lines += ["", "**Next moves:**", *(f"- {m}" for m in moves)]
-    return fit("\n".join(lines))
+    return "\n".join(lines)
 
 
 def pull_title(s: RunState, t: TaskState) -> str:
-    return one_line(f"ODW {t.id}: {_task_title(s, t)}", 250)
+    """Plain text (GitHub renders no Markdown in a title, but links references)."""
+    roadmap = s.roadmap
+    task = roadmap.get(t.id) if roadmap is not None else None
+    headline = task.headline if task is not None else t.id
+    return one_line(f"ODW {sanitize_line(t.id)}: {sanitize_line(headline)}", 250)
 
 
 def pull_body(s: RunState, t: TaskState, plan_committed: bool) -> str:
@@ -440,4 +441,4 @@ def pull_body(s: RunState, t: TaskState, plan_committed: bool) -> str:
     else:
         lines.append(f"**ExecPlan:** not committed yet (`{plan}`)")
     lines += ["", "Opened by ODW as a draft; progress is in the status comment below."]
-    return fit("\n".join(lines))
+    return "\n".join(lines)

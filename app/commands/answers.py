@@ -1,7 +1,11 @@
 """The reply to a comment's commands: each command quoted, then what happened.
 
 The first line is a hidden marker naming the comment answered, so a
-redelivered or replayed comment finds its answer and does nothing again.
+redelivered or replayed comment finds its answer and does nothing again. The
+command line is someone's text: it is quoted as inline code through the shared
+sanitiser (`app.core.sanitize.inline_code`), so it renders as typed, with no
+mention, image, link or hidden marker. The reply's length is capped where it
+is sent (`app.core.github_limits`).
 """
 
 from __future__ import annotations
@@ -9,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.commands.host import Answer
+from app.core.sanitize import inline_code
 
 MARKER = "<!-- odw:reply {comment} -->"
+QUOTE_LIMIT = 300  # characters of a command line shown in the reply
 
 
 def reply_marker(comment_id: int) -> str:
@@ -32,7 +38,7 @@ def reply_body(marker: str, login: str, lines: list[Line]) -> str:
     parts = [marker]
     refusals_said: set[str] = set()
     for line in lines:
-        parts.append(f"> {line.command}")
+        parts.append(f"> {inline_code(line.command, QUOTE_LIMIT)}")
         parts.append("")
         if line.refusal and line.text in refusals_said:
             parts.append("Refused, as above.")

@@ -19,6 +19,7 @@ from app.commands.launch import options_of
 from app.core.inputs import OperatorMove
 from app.core.naming import task_id_from_branch
 from app.core.repo_config import CONFIG_PATH, RepoConfig
+from app.core.sanitize import sanitize_markdown
 from app.github.client import RepositoryClient
 from app.store import Store
 
@@ -101,7 +102,7 @@ class AppCommandHost:
                 f" at {t.stage} (attempt {tries})" if t.stage else ""
             )
             if t.detail:
-                text += f": {t.detail[:300]}"
+                text += f": {sanitize_markdown(t.detail[:300])}"  # gate or agent output
             return Answer(True, text, **self._links(handles, task))
         counts = Counter(t.status for t in s.tasks.values())
         parts = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))

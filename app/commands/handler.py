@@ -28,6 +28,7 @@ from app.commands.permission import PermissionCache, ignored_author, is_bot
 from app.core.inputs import OperatorMove
 from app.core.ownership import CheckFacts, foreign_click
 from app.core.repo_config import RepoConfig
+from app.core.sanitize import sanitize_markdown
 from app.github.errors import GitHubError
 from webhooks.events import CheckRunEvent, IssueCommentEvent
 
@@ -104,10 +105,11 @@ class CommandHandler:
         try:
             command = parse_line(line, default_task=default_task)
         except CommandError as exc:
+            # The problem can echo the commenter's words: they render as text.
             return Line(
                 line,
                 False,
-                f"{exc.problem}. Usage: `{exc.usage}`. Nothing was changed; "
+                f"{sanitize_markdown(exc.problem)}. Usage: `{exc.usage}`. Nothing was changed; "
                 "`/odw help` lists every command.",
             )
         if command.changes_state:

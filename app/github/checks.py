@@ -4,20 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.github_limits import CHECK_OUTPUT_LIMIT, fit
 from app.github.conditional import ConditionalGets
 from app.github.ports import CheckRun, CheckRunFields
 from app.github.transport import Transport
 
 PERMISSIONS = {"checks": "write"}
-SUMMARY_LIMIT = 65_535  # output.summary and output.text, each
 MAX_ACTIONS = 3
-
-
-def _cut(text: str) -> str:
-    if len(text) <= SUMMARY_LIMIT:
-        return text
-    note = "\n\n… (cut at GitHub's 65,535-character limit)"
-    return text[: SUMMARY_LIMIT - len(note)] + note
 
 
 def _arguments(fields: CheckRunFields) -> dict[str, Any]:
@@ -27,9 +20,12 @@ def _arguments(fields: CheckRunFields) -> dict[str, Any]:
         if value is not None:
             args[name] = value
     if fields.title is not None or fields.summary is not None:
-        output = {"title": fields.title or "", "summary": _cut(fields.summary or "")}
+        output = {
+            "title": fields.title or "",
+            "summary": fit(fields.summary or "", CHECK_OUTPUT_LIMIT),
+        }
         if fields.text is not None:
-            output["text"] = _cut(fields.text)
+            output["text"] = fit(fields.text, CHECK_OUTPUT_LIMIT)
         args["output"] = output
     if fields.actions is not None:
         if len(fields.actions) > MAX_ACTIONS:

@@ -6,6 +6,7 @@ from typing import Any
 
 from github.IssueComment import IssueComment
 
+from app.core.github_limits import BODY_LIMIT, fit
 from app.github.ports import Comment, Permission
 from app.github.transport import Transport
 
@@ -37,6 +38,7 @@ class GitHubComments:
         return self._t.call("comments.list", fetch)
 
     def create_comment(self, number: int, body: str) -> Comment:
+        body = fit(body, BODY_LIMIT)
         return self._t.call(
             "comments.create",
             lambda: _comment(self._t.repo.get_issue(number).create_comment(body).raw_data),
@@ -47,6 +49,8 @@ class GitHubComments:
         )
 
     def edit_comment(self, comment_id: int, body: str) -> Comment:
+        body = fit(body, BODY_LIMIT)
+
         def edit() -> Comment:
             _, data = self._t.request(
                 "PATCH", f"/issues/comments/{comment_id}", body={"body": body}

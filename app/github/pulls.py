@@ -8,6 +8,7 @@ from typing import Any
 
 from github.GithubObject import NotSet
 
+from app.core.github_limits import BODY_LIMIT, fit
 from app.core.ownership import PullFacts, foreign_pull
 from app.github.errors import GitHubError, HeadMoved, NotFound, NotMergeable, Unprocessable
 from app.github.ports import MergeResult, PullRequest
@@ -47,6 +48,7 @@ class GitHubPulls:
     def create_pull(
         self, head: str, base: str, title: str, body: str, *, draft: bool = True
     ) -> PullRequest:
+        body = fit(body, BODY_LIMIT)
         return self._t.call(
             "pulls.create",
             lambda: _pull(
@@ -97,6 +99,7 @@ class GitHubPulls:
         body: str | None = None,
         state: str | None = None,
     ) -> PullRequest:
+        body = fit(body, BODY_LIMIT) if body is not None else None
         changes = {k: v for k, v in (("title", title), ("body", body), ("state", state)) if v}
 
         def update() -> PullRequest:

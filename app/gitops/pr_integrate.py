@@ -28,6 +28,7 @@ from pathlib import Path
 
 from app.core.integration import IntegrationReport
 from app.core.naming import integration_branch
+from app.core.sanitize import sanitize_line
 from app.github.errors import GitHubError, HeadMoved, NotMergeable
 from app.github.ports import CheckStates, MergeResult, Protection, PullRequest, Pulls
 from app.gitops.integrate import (
@@ -180,7 +181,8 @@ class _PullLanding:
             pull = pulls.create_pull(
                 self.head_branch,
                 job.base,
-                subject,
+                # The roadmap's headline: a title that mentions and references nothing.
+                sanitize_line(subject),
                 f"Lands roadmap task {job.task_id} (`{job.branch}`, rebased and ticked); "
                 "opened by ODW because the base takes changes only through pull requests.",
                 draft=False,

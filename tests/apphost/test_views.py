@@ -36,7 +36,7 @@ def test_untrusted_titles_cannot_mention_forge_a_marker_or_break_a_table() -> No
     assert row.count("|") == 4  # three cells: the roadmap's pipe cannot add one
 
 
-def test_gate_output_goes_to_text_in_details_and_everything_fits_github_limits() -> None:
+def test_gate_output_goes_to_text_in_details_with_its_tail_cut() -> None:
     run = _run()
     t = run.state.task("1.1")
     huge = "x" * 200_000
@@ -49,8 +49,8 @@ def test_gate_output_goes_to_text_in_details_and_everything_fits_github_limits()
         gates=[GateResult(command="make test", code=2, status="failed", tail=huge)],
     )
     check = views.task_check(run.state, t, views.Links(), verdict)
-    assert len(check.summary) <= views.SUMMARY_LIMIT
-    assert check.text is not None and len(check.text) <= views.SUMMARY_LIMIT
+    # GitHub's own limits are applied where the text is sent (app/core/github_limits.py).
+    assert check.text is not None and len(check.text) < 10_000
     assert "<details><summary>make test: exit 2" in check.text
     assert "cut)" in check.text  # says how much of the tail was cut
     assert len(check.title) <= views.TITLE_LIMIT

@@ -82,7 +82,7 @@ def test_a_retry_after_the_run_ended_continues_the_tasks_branch_in_a_new_run(
     fake.comment_as("maintainer", REPO, pull.number, "/odw retry 1.1")
     wait_until("the answer", lambda: replies(fake, pull.number))
     answer = replies(fake, pull.number)[0].body
-    assert "> /odw retry 1.1" in answer and "the run had ended" in answer, answer
+    assert "> `/odw retry 1.1`" in answer and "the run had ended" in answer, answer
 
     second = wait_until("a new run", lambda: next((r for r in runs_of(store) if r != first), None))
     state = wait_until("the new run to start", lambda: _started(store, second))
@@ -127,7 +127,7 @@ def test_an_app_dry_run_writes_nothing_but_odws_answer(
         store.close()
     assert state.config.dry_run
     answer = replies(fake, number)[0].body
-    assert "> /odw run --dry-run" in answer and "a dry run" in answer, answer
+    assert "> `/odw run --dry-run`" in answer and "a dry run" in answer, answer
     assert (fake.bot_login, "eyes") in asked.reactions
 
     # Nothing on GitHub but the answer: no branch, no pull request, no dispatch,

@@ -18,6 +18,7 @@ from tests.apphost.harness import REPO, Service, explain, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
 from tests.fakegithub.actions_runner import LocalActions
+from tests.rendering import renders_as_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("apphost")]
 
@@ -160,7 +161,7 @@ def test_comments_steer_a_run_once_and_only_from_people_allowed(
     refused = fake.comment_as("reader", REPO, number, "/odw retry\n/odw rearm stageAttempts=3")
     wait_until("the refusal", lambda: len(replies(fake, number)) == 1)
     text = replies(fake, number)[0].body
-    assert "> /odw retry" in text and "`write`" in text and "`read`" in text
+    assert "> `/odw retry" in text and "`write`" in text and "`read`" in text
     assert text.count("needs `write`") == 1, text
     assert (fake.bot_login, "eyes") in refused.reactions
     assert (fake.bot_login, "confused") in refused.reactions
@@ -172,7 +173,7 @@ def test_comments_steer_a_run_once_and_only_from_people_allowed(
     wait_until("the answer", lambda: len(replies(fake, number)) == 2)
     wait_until("both copies", lambda: settled(store, last_delivery(fake, "issue_comment")))
     answer = replies(fake, number)[1].body
-    assert "> /odw retry" in answer and "done: retry 1.1" in answer
+    assert "> `/odw retry" in answer and "done: retry 1.1" in answer
     assert "[run check](" in answer and "[task pull request](" in answer
     assert (fake.bot_login, "eyes") in asked.reactions
     assert len(events_of(store, "task-retried")) == 1
@@ -283,3 +284,25 @@ def test_a_click_on_a_check_run_odw_never_created_runs_nothing(
     wait_until("the retry", lambda: events_of(store, "task-retried"))
     assert events_of(store, "task-retried")[0]["by"] == "maintainer"
     assert len(replies(fake, pull.number)) == 1
+
+
+def test_a_strangers_long_hostile_comment_gets_one_capped_inert_reply(
+    fake: FakeGitHub,
+    service: Service,
+    sample: s.Repository,
+) -> None:
+    number = fake.open_issue(REPO)
+    line = (
+        "/odw retry 1.1 ![p](https://t.example/p.gif) <img src=https://t.example/q.gif> "
+        "&#64;org/team @admin [x](https://evil.example) <!-- odw:reply 1 --> Fixes #3 "
+    )
+    comment = "\n".join(f"{line}{i} {'x' * 150}" for i in range(300))
+    assert len(comment) > 90_000
+    fake.comment_as("mallory", REPO, number, comment)
+    wait_until("the reply", lambda: replies(fake, number), timeout=120)
+    [reply] = replies(fake, number)
+    assert len(reply.body) <= 65_536 and "cut by ODW" in reply.body
+    marker = reply.body.splitlines()[0]
+    own = reply.body.replace(marker, "").replace("@mallory", "")
+    assert "<!--" not in own
+    assert renders_as_text(own, allowed_tags=("sub",)) == []

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from tests.fakegithub import state as s
+from tests.fakegithub.limits import refuse_long_body, refuse_long_output
 from tests.fakegithub.server import Call, FakeGitHub, Reply, error, route
 from tests.fakegithub.shapes import _rewrite_repos, iso
 
@@ -97,6 +98,7 @@ def _check_fields(run: s.CheckRun, body: dict[str, Any], now: float) -> None:
 def create_check_run(fake: FakeGitHub, call: Call) -> Reply:
     repo = repo_of(fake, call)
     body = call.body
+    refuse_long_output(body.get("output"))
     if repo.git.sha(body["head_sha"]) != body["head_sha"]:
         raise error(422, "No commit found for SHA: " + body["head_sha"])
     run = s.CheckRun(
@@ -126,6 +128,7 @@ def update_check_run(fake: FakeGitHub, call: Call) -> Reply:
     run = fake.check_runs.get(call.int("check_run_id"))
     if run is None or run.repo != repo.full_name:
         raise error(404, "Not Found")
+    refuse_long_output((call.body or {}).get("output"))
     with fake.lock:
         was = run.status
         _check_fields(run, call.body, fake.now())
@@ -177,6 +180,7 @@ def create_comment(fake: FakeGitHub, call: Call) -> Reply:
     repo = repo_of(fake, call)
     number = call.int("issue_number")
     _issue_exists(fake, repo, number)
+    refuse_long_body("IssueComment", call.body["body"])
     comment = fake.add_comment(repo.full_name, number, call.body["body"], fake.bot_login, "Bot")
     return Reply(201, fake.shapes.comment(comment))
 
@@ -212,6 +216,7 @@ def _comment_of(fake: FakeGitHub, call: Call) -> s.Comment:
 @route("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}")
 def edit_comment(fake: FakeGitHub, call: Call) -> Reply:
     comment = _comment_of(fake, call)
+    refuse_long_body("IssueComment", call.body["body"])
     with fake.lock:
         comment.body = call.body["body"]
         comment.updated_at = fake.now()

@@ -70,8 +70,8 @@ def test_a_check_run_is_created_with_buttons_then_concluded_in_place(
     assert held.actions == [
         {"label": "Retry", "description": "Run the stage again", "identifier": "retry"}
     ]
-    assert len(held.output["summary"]) == 65_535
-    assert held.output["summary"].endswith("(cut at GitHub's 65,535-character limit)")
+    assert len(held.output["summary"].encode()) == 65_535  # GitHub counts bytes
+    assert held.output["summary"].endswith("(cut by ODW: GitHub takes at most 65,535 bytes here)")
     assert done.conclusion == "failure"
     assert [r.id for r in client.checks.check_runs_for_ref(sha, "ODW · 1.1")] == [created.id]
     assert client.checks.check_runs_for_ref(sha, "ODW · other") == []

@@ -20,6 +20,7 @@ from app.gitops.pr_integrate import Lander, PullSide, integrate_via_pull
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.faults import Fault, server_error_after_write
 from tests.fakegithub.state import Repository
+from tests.rendering import ISSUE_REFERENCE, MENTION
 
 REPO = "octo/guarded"
 ROADMAP = "# Roadmap\n\n- [ ] 1.1 First task\n- [ ] 1.2 Second task\n- [ ] 1.3 Third task\n"
@@ -238,3 +239,20 @@ def test_a_merge_github_refuses_outright_is_reported_not_retried(
     assert "422 Validation Failed" in (report.summary or "")
     merges = [r for r in fake.requests if r["method"] == "PUT" and r["path"].endswith("/merge")]
     assert [r["status"] for r in merges] == [422]
+
+
+def test_an_integrate_pull_requests_title_mentions_and_references_nothing(
+    fake: FakeGitHub, repo: Repository, client: RepositoryClient, ci: ChecksWake, tmp_path: Path
+) -> None:
+    main = repo.git.sha("refs/heads/main")
+    hostile = "# Roadmap\n\n- [ ] 1.1 Greet @admin and &#64;org/team, Fixes #3 <!-- hidden -->\n"
+    repo.git.commit_files("main", {"docs/roadmap.md": hostile}, "roadmap", main)
+    branch = _task_branch(repo, "1.1")
+    lander = Lander(InProcessMergeLock(), tmp_path / "data", lambda name: _side(client, ci))
+    token = client.git_token(write=True)
+    report = lander.land(fake.git_url(REPO), REPO, "main", branch, "1.1", run_id="r", token=token)
+    assert report.ok, report.summary
+    [pull] = [p for p in fake.pulls.values() if p.head == "integrate-1-1"]
+    assert "Greet" in pull.title
+    assert not MENTION.search(pull.title) and not ISSUE_REFERENCE.search(pull.title)
+    assert "<!--" not in pull.title
