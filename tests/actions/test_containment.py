@@ -51,6 +51,12 @@ class Daemon:
     def command(self) -> str:
         return f"{PY} {self.script} {self.log} {self.stop}"
 
+    @property
+    def started(self) -> str:
+        """Shell that waits until the daemon has escaped into its own session at
+        least once (not a fixed sleep: Python may start slowly on a loaded machine)."""
+        return f"{self.command} & while [ ! -s {self.log} ]; do sleep 0.01; done"
+
     def pids(self) -> list[int]:
         text = self.log.read_text() if self.log.exists() else ""
         return [int(p) for p in text.split()]
@@ -87,7 +93,7 @@ KINDS = pytest.mark.parametrize(
 def test_a_reforking_daemon_does_not_survive_a_clean_exit(
     tmp_path: Path, daemon: Daemon, kind: Kind
 ) -> None:
-    cmd = f"{daemon.command} & sleep 0.3; exit 0"
+    cmd = f"{daemon.started}; exit 0"
     result = run_process(
         ["/bin/sh", "-c", cmd], cwd=tmp_path, deadline=20, grace=0.5, containment=kind
     )
@@ -151,13 +157,18 @@ def _thaw_and_tidy(freezer: Path, pids: list[int]) -> None:
 @KINDS
 @pytest.mark.parametrize(
     ("tail", "deadline", "timed_out"),
-    [("sleep 0.3; exit 0", 20.0, False), ("sleep 60", 1.0, True)],
+    # The clean exit waits until the child is frozen, not a fixed time.
+    [
+        ("until grep -q . {procs}; do sleep 0.01; done; exit 0", 20.0, False),
+        ("sleep 60", 1.0, True),
+    ],
     ids=["after-a-clean-exit", "after-the-deadline"],
 )
 def test_a_process_that_cannot_be_killed_is_reported_as_cleanup_failed(
     tmp_path: Path, freezer: Path, kind: Kind, tail: str, deadline: float, timed_out: bool
 ) -> None:
-    cmd = f"/bin/sh -c 'echo $$ > {freezer}/cgroup.procs; sleep 600' & {tail}"
+    procs = freezer / "cgroup.procs"
+    cmd = f"/bin/sh -c 'echo $$ > {procs}; sleep 600' & {tail.format(procs=procs)}"
     result = run_process(
         ["/bin/sh", "-c", cmd],
         cwd=tmp_path,
@@ -177,7 +188,7 @@ def test_a_process_that_cannot_be_killed_is_reported_as_cleanup_failed(
 
 def test_odw_stage_leaves_no_daemon_behind(repo, stage, daemon: Daemon) -> None:
     """The issue's case end to end: a daemon started by a passing agent dies with its attempt."""
-    agent = f'{daemon.command} & sleep 0.3; echo "$ODW_COMPLETION_WORD $ODW_COMPLETION_TOKEN"'
+    agent = f'{daemon.started}; echo "$ODW_COMPLETION_WORD $ODW_COMPLETION_TOKEN"'
     result = stage(repo.clone, agent, stage="review")
     daemon.assert_gone()
     exit_check = result.verdict.check("exit_code")
