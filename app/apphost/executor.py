@@ -45,7 +45,7 @@ from app.apphost.ports import (
 from app.apphost.pr_landing import RunLanding
 from app.apphost.preflight import check as check_credentials
 from app.apphost.runs import RunKey, find_open, new_run_id, open_runs, run_meta
-from app.apphost.settings import ConfigProblem, RunSettings, parse_config, parse_settings
+from app.apphost.settings import RunSettings, parse_settings
 from app.apphost.step import VIEWS, decide_step, effect_of, load_state, views_key
 from app.apphost.sync import ViewSync
 from app.apphost.views import config_check
@@ -57,7 +57,7 @@ from app.core.inputs import StageFinished, StartRun
 from app.core.judging import Fault
 from app.core.keys import attempt_key
 from app.core.naming import task_branch
-from app.core.repo_config import CONFIG_PATH
+from app.core.repo_config import CONFIG_PATH, ConfigProblem, read_repo_config
 from app.core.roadmap_edit import TickError, is_ticked, tick
 from app.core.roadmap_parse import parse_roadmap
 from app.core.state import RunState
@@ -337,12 +337,12 @@ class Executor:
         sha = payload.get("sha") or client.contents.branch_sha(key.base)
         if sha is None:
             return {"skipped": f"{key.repository} has no branch {key.base}"}
-        config_text = _text(client.contents.file_at(CONFIG_PATH, sha))
+        config_file = client.contents.file_at(CONFIG_PATH, sha)
         roadmap_text = _text(client.contents.file_at(ROADMAP_PATH, sha))
         try:
-            settings = parse_settings(config_text, roadmap_text)
+            settings = parse_settings(config_file, roadmap_text)
         except ConfigProblem as p:
-            if payload.get("onlyIfAuto") and p.path != CONFIG_PATH and not _auto(config_text):
+            if payload.get("onlyIfAuto") and p.path != CONFIG_PATH and not _auto(config_file):
                 return {"skipped": "auto is off"}
             view = config_check(p.path, p.field, p.line, p.message)
             client.checks.create_check_run(
@@ -666,9 +666,9 @@ def _text(data: bytes | None) -> str | None:
     return data.decode("utf-8", errors="replace")
 
 
-def _auto(config_text: str | None) -> bool:
+def _auto(config_file: bytes | None) -> bool:
     try:
-        return parse_config(config_text).auto
+        return read_repo_config(config_file).auto
     except ConfigProblem:
         return True  # the file itself is wrong: always say so
 

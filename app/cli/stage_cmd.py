@@ -17,13 +17,12 @@ from pydantic import ValidationError
 
 from actions.gates import DEFAULT_GATE_TIMEOUT, gates_verdict
 from actions.proctree import enable_subreaper
-from actions.repo_config import load_repo_config
 from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE, StageRequest, StageSetupError, run_stage
 from app.cli.commands import command_help
 from app.cli.errors import UsageError
 from app.core.identity import RUNNER_IDENTITY, Identity
 from app.core.naming import slug, task_branch
-from app.core.repo_config import RepoConfig, RepoConfigError
+from app.core.repo_config import ConfigProblem, RepoConfig, read_repo_config
 from app.core.verdict import AGENT_STAGES
 
 MAX_CONTEXT_BYTES = 256 * 1024
@@ -84,9 +83,13 @@ def _config(args: argparse.Namespace) -> RepoConfig:
     if args.config is None:
         return RepoConfig()
     try:
-        return load_repo_config(args.config)
-    except RepoConfigError as exc:
-        raise UsageError(str(exc)) from None
+        data = Path(args.config).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.config}: {exc.strerror or exc}") from None
+    try:
+        return read_repo_config(data, str(args.config))
+    except ConfigProblem as problem:
+        raise UsageError(str(problem)) from None
 
 
 def _identity(args: argparse.Namespace, config: RepoConfig) -> Identity:

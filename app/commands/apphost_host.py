@@ -12,13 +12,12 @@ from typing import Any
 
 from app.apphost import api
 from app.apphost.runs import RunKey, find_open
-from app.apphost.settings import ConfigProblem, parse_config
 from app.apphost.step import load_state
 from app.commands.host import Answer, Launch, NoOpenRun, Where
 from app.commands.launch import options_of
 from app.core.inputs import OperatorMove
 from app.core.naming import task_id_from_branch
-from app.core.repo_config import CONFIG_PATH, RepoConfig
+from app.core.repo_config import CONFIG_PATH, ConfigProblem, RepoConfig, read_repo_config
 from app.core.sanitize import sanitize_markdown
 from app.github.client import RepositoryClient
 from app.store import Store
@@ -57,7 +56,7 @@ class AppCommandHost:
         sha = contents.branch_sha(where.base)
         raw = contents.file_at(CONFIG_PATH, sha) if sha else None
         try:
-            config = parse_config(raw.decode("utf-8", "replace") if raw else None)
+            config = read_repo_config(raw)
         except ConfigProblem:
             config = RepoConfig()
         with self._lock:

@@ -1,13 +1,18 @@
 """`.github/odw.yml`: the repository's agent, gates, base branch and run settings.
 
-One model for the runner, local mode and the App. The file is parsed elsewhere
-(YAML is I/O's business); this validates the parsed data and explains errors.
+One model for the runner, local mode and the App, and one reader of the file,
+`read_repo_config`: every host fetches the bytes and hands them here, so the
+YAML, the size cap, the validation and the one error, `ConfigProblem` (file,
+field, line), are the same wherever the file is read. YAML parsing is pure
+(text in, data out, no I/O), so it lives in the core with the model.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
@@ -15,6 +20,10 @@ from app.core.config import RunConfig
 from app.core.identity import Identity
 
 CONFIG_PATH = ".github/odw.yml"
+# One cap for every host: what GitHub's contents API serves in full
+# (https://docs.github.com/en/rest/repos/contents#get-repository-content);
+# a configuration is a few hundred bytes.
+MAX_CONFIG_BYTES = 1 << 20
 
 # The collaborator permission a commenter needs for `/odw` commands that change
 # something (GitHub's levels, lowest first; `triage` and `read` are not enough).
@@ -55,19 +64,98 @@ class RepoConfig(_Model):
         return value
 
 
-class RepoConfigError(ValueError):
-    """The file's content is not a valid ODW configuration; the message says where."""
+@dataclass(frozen=True)
+class ConfigProblem(ValueError):
+    """A repository file ODW cannot use: the file (as the caller named it), the
+    dotted field ("" for the whole file), its 1-based line when known, and why."""
+
+    path: str
+    field: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.path + (f", line {self.line}" if self.line else "")
+        return f"{where}: {self.field + ': ' if self.field else ''}{self.message}"
+
+
+def read_repo_config(text: str | bytes | None, source: str = CONFIG_PATH) -> RepoConfig:
+    """The one reader of `.github/odw.yml`: None (no file) and an empty document
+    mean the defaults; anything else unusable is a ConfigProblem naming `source`."""
+    if text is None:
+        return RepoConfig()
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigProblem(source, "", None, f"larger than {MAX_CONFIG_BYTES} bytes")
+    decoded = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    node, data = _load(decoded, source)
+    return _validated(data, source, node)
 
 
 def parse_repo_config(data: object, *, source: str = CONFIG_PATH) -> RepoConfig:
+    """Data already parsed (a layered or command-line configuration): no lines to name."""
+    return _validated(data, source, None)
+
+
+def _load(text: str, source: str) -> tuple[yaml.Node | None, object]:
+    """The document's node tree (for line numbers) and its data, from one parse."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        return node, (loader.construct_document(node) if node is not None else None)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise ConfigProblem(source, "", line, f"not valid YAML: {exc}") from None
+    except RecursionError:
+        raise ConfigProblem(source, "", None, "not valid YAML: nested too deeply") from None
+    finally:
+        loader.dispose()
+
+
+def _validated(data: object, source: str, node: yaml.Node | None) -> RepoConfig:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise RepoConfigError(f"{source}: expected a mapping at the top level")
+        line = node.start_mark.line + 1 if node is not None else None
+        raise ConfigProblem(source, "", line, "expected a mapping at the top level")
     try:
         return RepoConfig.model_validate(data)
     except ValidationError as exc:
-        problems = [
-            f"{'.'.join(str(p) for p in e['loc']) or 'top level'}: {e['msg']}" for e in exc.errors()
-        ]
-        raise RepoConfigError(f"{source}: " + "; ".join(problems)) from None
+        first = exc.errors()[0]
+        loc = tuple(first["loc"])
+        field = ".".join(str(p) for p in loc)
+        raise ConfigProblem(source, field, _line_of(node, loc), first["msg"]) from None
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
+    """1-based line of the YAML node at `loc` (or its nearest parent), if known."""
+    if node is None:
+        return None
+    line = node.start_mark.line + 1
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next(
+                (
+                    (k, v)
+                    for k, v in node.value
+                    if isinstance(k, yaml.ScalarNode) and _matches(k.value, str(part))
+                ),
+                None,
+            )
+            if match is None:
+                return line
+            line, node = match[0].start_mark.line + 1, match[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            if part >= len(node.value):
+                return line
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def _matches(key: str, field: str) -> bool:
+    camel = field.split("_")[0] + "".join(w.title() for w in field.split("_")[1:])
+    return key in (field, camel)

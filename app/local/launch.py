@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from app.core.naming import addendum_branch, task_branch
 from app.core.repo_config import CONFIG_PATH
@@ -24,8 +23,8 @@ from app.local.settings import (
     Overrides,
     SettingsError,
     configured_base,
-    parse_yaml,
     read_config_file,
+    read_layer,
     resolve,
 )
 
@@ -69,18 +68,13 @@ def pick_base(request: Request, default_branch: str | None, read: Reader) -> str
         return request.base
     start = default_branch or "main"
     text = read(start, CONFIG_PATH)
-    if text is not None:
-        chosen = configured_base(parse_yaml(text, f"{CONFIG_PATH} on {REMOTE}/{start}"))
-        if chosen:
-            return chosen
-    return start
+    return configured_base(read_layer(text, f"{CONFIG_PATH} on {REMOTE}/{start}")) or start
 
 
 def load_plan(request: Request, base: str, read: Reader, heads: dict[str, str]) -> Plan:
     """Settings and roadmap from origin/<base>, the held ids, all validated."""
     source = f"{CONFIG_PATH} on {REMOTE}/{base}"
-    text = read(base, CONFIG_PATH)
-    repo_file: dict[str, Any] = parse_yaml(text, source) if text is not None else {}
+    repo_file = read_layer(read(base, CONFIG_PATH), source)
     override = read_config_file(request.config_file) if request.config_file else None
     settings = resolve(
         repo_file,

@@ -12,13 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from app.core.config import RunConfig
 from app.core.identity import Identity
-from app.core.repo_config import CONFIG_PATH, RepoConfig, RepoConfigError, parse_repo_config
-
-MAX_CONFIG_BYTES = 256 * 1024
+from app.core.repo_config import (
+    CONFIG_PATH,
+    ConfigProblem,
+    RepoConfig,
+    parse_repo_config,
+    read_repo_config,
+)
 
 
 class SettingsError(ValueError):
@@ -45,29 +47,23 @@ class LocalSettings:
     delete_task_branches: bool = True
 
 
-def parse_yaml(text: str, source: str) -> dict[str, Any]:
-    if len(text.encode("utf-8")) > MAX_CONFIG_BYTES:
-        raise SettingsError(f"{source}: larger than {MAX_CONFIG_BYTES} bytes")
+def read_layer(text: str | bytes | None, source: str) -> dict[str, Any]:
+    """One file's layer: the keys it sets, read by the core's one reader (so an
+    error names the file, the field and the line); no file is an empty layer."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise SettingsError(f"{source}: not valid YAML: {exc}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise SettingsError(f"{source}: expected a mapping at the top level")
-    return data
+        config = read_repo_config(text, source)
+    except ConfigProblem as problem:
+        raise SettingsError(str(problem)) from None
+    return config.model_dump(by_alias=True, exclude_unset=True)
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
     """A `--config` file: YAML or JSON with the shape of `.github/odw.yml`."""
     try:
-        text = Path(path).read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(
-            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
-        ) from None
-    return parse_yaml(text, str(path))
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise SettingsError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return read_layer(data, str(path))
 
 
 def merge(lower: dict[str, Any], upper: dict[str, Any]) -> dict[str, Any]:
@@ -81,8 +77,8 @@ def merge(lower: dict[str, Any], upper: dict[str, Any]) -> dict[str, Any]:
 def _validate(data: dict[str, Any], source: str) -> RepoConfig:
     try:
         return parse_repo_config(data, source=source)
-    except RepoConfigError as exc:
-        raise SettingsError(str(exc)) from None
+    except ConfigProblem as problem:
+        raise SettingsError(str(problem)) from None
 
 
 def resolve(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.apphost import views
-from app.apphost.settings import ConfigProblem, parse_config, parse_settings
+from app.apphost.settings import parse_settings
+from app.core.repo_config import ConfigProblem, read_repo_config
 from app.core.verdict import Check, GateResult, Verdict
 from tests.core.runkit import Run
 
@@ -78,7 +79,7 @@ def test_a_digest_moves_only_when_the_view_does() -> None:
 )
 def test_an_invalid_odw_yml_names_the_field_and_its_line(text: str, field: str, line: int) -> None:
     with pytest.raises(ConfigProblem) as caught:
-        parse_config(text)
+        read_repo_config(text)
     assert (caught.value.path, caught.value.field, caught.value.line) == (
         ".github/odw.yml",
         field,

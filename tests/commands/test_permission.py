@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.commands.permission import PermissionCache, ignored_author
-from app.core.repo_config import RepoConfigError, parse_repo_config
+from app.core.repo_config import ConfigProblem, parse_repo_config
 from app.github.client import RepositoryClient
 from tests.fakegithub import FakeGitHub
 from tests.github.conftest import REPO
@@ -100,7 +100,7 @@ def test_who_is_heard(login: str, kind: str, bots: list[str], ignored: str | Non
     ids=["read-too-low", "triage-too-low", "bot-list-of-people", "unknown-integration"],
 )
 def test_odw_yml_rejects_bad_command_settings(data: dict[str, object], says: str) -> None:
-    with pytest.raises(RepoConfigError, match=says):
+    with pytest.raises(ConfigProblem, match=says):
         parse_repo_config(data)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.local.settings import Overrides, SettingsError, configured_base, resolve
+from app.local.settings import Overrides, SettingsError, configured_base, read_layer, resolve
 
 
 def test_layers_merge_config_keys_and_flags_win() -> None:
@@ -38,3 +38,15 @@ def test_errors_name_the_source_and_the_field() -> None:
 def test_only_an_explicit_base_counts() -> None:
     assert configured_base({"base": "trunk"}) == "trunk"
     assert configured_base({}) is None
+
+
+def test_a_file_layer_names_its_line_and_holds_only_the_keys_it_sets() -> None:
+    with pytest.raises(
+        SettingsError, match=r"^\.github/odw\.yml on origin/main, line 3: config\.maxParallel: "
+    ):
+        read_layer("agent: a\nconfig:\n  maxParallel: 0\n", ".github/odw.yml on origin/main")
+    layer = read_layer("agent: a\nconfig:\n  maxParallel: 3\n", "over.yml")
+    assert layer == {"agent": "a", "config": {"maxParallel": 3}}  # merged key by key
+    assert configured_base(layer) is None
+    assert configured_base(read_layer("base: trunk\n", "over.yml")) == "trunk"
+    assert read_layer(None, "no file") == {}
