@@ -19,6 +19,7 @@ and SCRIPTED_AGENT_STATE, a directory (outside the checkout) for the counters.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -33,11 +34,17 @@ def _next_word(task: str, stage: str) -> str:
         return "pass"
     script = json.loads(Path(script_path).read_text())
     words = (script.get(task) or {}).get(stage) or (script.get("*") or {}).get(stage) or []
+    if not words:
+        return "pass"
     state_dir = Path(os.environ.get("SCRIPTED_AGENT_STATE") or Path(script_path).parent / ".state")
     state_dir.mkdir(parents=True, exist_ok=True)
     counter = state_dir / f"{re.sub(r'[^0-9A-Za-z]+', '-', task)}.{stage}.count"
-    used = int(counter.read_text()) if counter.exists() else 0
-    counter.write_text(str(used + 1))
+    # A stage's lanes run at once and share the counter: read and bump it under
+    # a lock, or one lane reads the other's half-written file.
+    with (state_dir / "counters.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        used = int(counter.read_text()) if counter.exists() else 0
+        counter.write_text(str(used + 1))
     return words[used] if used < len(words) else "pass"
 
 
