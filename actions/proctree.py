@@ -159,11 +159,13 @@ def terminate_tree(
     grace: float,
     kill_wait: float = KILL_WAIT,
     box: Containment | None = None,
-) -> tuple[list[str], list[int]]:
-    """SIGTERM the tree, SIGKILL what is left after `grace`; returns (signals, survivors).
+) -> tuple[list[str], list[int], int]:
+    """SIGTERM the tree, SIGKILL what is left after `grace`; returns (signals,
+    survivors, how many processes were signalled).
 
     Sweeps repeat until none finds a member: a process forked between a sweep
-    and its signal is found by the next one.
+    and its signal is found by the next one, so the count holds every process
+    a re-forking daemon left, where one sweep can land between its generations.
     """
     box = box or Containment(tag="", cgroup=None)
     sent: list[str] = []
@@ -171,7 +173,7 @@ def terminate_tree(
     known: set[int] = set()
     members = _settled(proc, known, box)
     if not members:
-        return sent, []
+        return sent, [], 0
     signalled = set(members)
     _send(pgid, members, signal.SIGTERM, box)
     sent.append("SIGTERM")
@@ -181,7 +183,7 @@ def terminate_tree(
         _reap_orphans(proc.pid)
         members = _settled(proc, known, box)
         if not members:
-            return sent, []
+            return sent, [], len(signalled)
         fresh = [p for p in members if p not in signalled]
         if fresh:  # forked after the first SIGTERM
             signalled.update(fresh)
@@ -191,12 +193,13 @@ def terminate_tree(
     end = time.monotonic() + kill_wait
     while True:
         members = _find(proc, known, box)
+        signalled.update(members)
         _send(pgid, members, signal.SIGKILL, box)
         proc.poll()
         _reap_orphans(proc.pid)
         members = _settled(proc, known, box)
         if not members or time.monotonic() >= end:
-            return sent, members
+            return sent, members, len(signalled)
         time.sleep(_POLL)
 
 
@@ -260,10 +263,10 @@ def run_process(
                 timed_out = True
         # Whatever is still running now is either past the deadline or a straggler
         # the agent left behind; neither may outlive the stage.
-        stragglers = 0 if timed_out else len(_find(proc, set(), box))
-        sent, survivors = terminate_tree(
+        sent, survivors, signalled = terminate_tree(
             proc, grace if timed_out else min(grace, 1.0), kill_wait, box
         )
+        stragglers = 0 if timed_out else signalled
         _drain(fd, on_output)
         try:
             code = proc.wait(timeout=kill_wait)
