@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.commands.permission import PermissionCache, ignored_author
+from app.commands.permission import Decision, PermissionCache, ignored_author, level_of, reaches
 from app.core.repo_config import RepoConfigError, parse_repo_config
 from app.github.client import RepositoryClient
+from app.github.ports import Permission
 from tests.fakegithub import FakeGitHub
 from tests.github.conftest import REPO
 
@@ -80,8 +81,21 @@ def test_permission_is_cached_briefly(fake: FakeGitHub, client: RepositoryClient
         ("renovate[bot]", "Bot", [], "not listed in allowedBots"),
         ("renovate[bot]", "Bot", ["renovate[bot]"], None),
         ("mona", "User", [], None),
+        ("ODW[bot]", "Bot", [], "the App's own comment"),
+        ("ci-robot", "Bot", [], "ci-robot is a bot not listed in allowedBots"),
+        ("renovate[bot]", None, [], "not listed in allowedBots"),
+        ("mona", None, [], None),
     ],
-    ids=["own-comment-even-if-listed", "unlisted-bot", "listed-bot", "person"],
+    ids=[
+        "own-comment-even-if-listed",
+        "unlisted-bot",
+        "listed-bot",
+        "person",
+        "own-comment-any-case",
+        "bot-by-type-alone",
+        "bot-by-login-alone",
+        "person-without-type",
+    ],
 )
 def test_who_is_heard(login: str, kind: str, bots: list[str], ignored: str | None) -> None:
     config = parse_repo_config({"allowedBots": bots})
@@ -111,3 +125,31 @@ def test_odw_yml_command_defaults() -> None:
     assert config.integration == "push"
     picked = parse_repo_config({"commandPermission": "maintain", "integration": "pull-request"})
     assert picked.command_permission == "maintain" and picked.integration == "pull-request"
+
+
+@pytest.mark.parametrize(
+    ("have", "need", "allowed"),
+    [
+        ("write", "write", True),
+        ("admin", "write", True),
+        ("maintain", "admin", False),
+        ("triage", "write", False),
+        ("read", "read", True),
+        ("none", "read", False),
+        ("custom-role", "read", False),
+    ],
+)
+def test_levels_rank_lowest_first(have: str, need: str, allowed: bool) -> None:
+    assert reaches(have, need) is allowed
+
+
+def test_a_custom_role_counts_as_its_base_permission() -> None:
+    assert level_of(Permission(permission="write", role_name="release-manager")) == "write"
+    assert level_of(Permission(permission="write", role_name="maintain")) == "maintain"
+
+
+def test_a_refusal_names_who_what_they_have_and_what_is_needed() -> None:
+    text = Decision(False, "read", "write").refusal("mona")
+    assert text.startswith("@mona has `read` permission on this repository;")
+    assert "needs `write` or above" in text
+    assert "Nothing was changed." in text
