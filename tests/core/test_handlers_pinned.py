@@ -9,8 +9,17 @@ suite let live.
 from __future__ import annotations
 
 from app.core import events as ev
+from app.core.assessment import Assessment, SalvageResult
 from app.core.effects import DispatchStage, FlushRemediation, PostCheck
-from app.core.inputs import EndRun, GateJudged, IntegrationFinished, PullClosed, StageFinished
+from app.core.inputs import (
+    AssessmentFinished,
+    EndRun,
+    GateJudged,
+    IntegrationFinished,
+    PullClosed,
+    SalvageFinished,
+    StageFinished,
+)
 from app.core.integration import IntegrationReport
 from app.core.keys import check_key
 from app.core.state import apply
@@ -320,3 +329,130 @@ def test_dispatches_carry_the_task_branch_and_base() -> None:
     assert d.branch == "roadmap-1-1-1"
     assert d.writes is True
     assert d.subtasks == []
+
+
+def test_a_roadmap_with_errors_stops_the_run_naming_every_problem() -> None:
+    run = Run(roadmap="## P\n- [ ] 1.1.1. A\n- [ ] 1.1.1. B\n- [ ] 1.1.2. C\n- [ ] 1.1.2. D\n")
+    [stopped] = of(ev.RunStopped, run.events)
+    assert stopped.kind == "failure"
+    assert stopped.reason == (
+        "roadmap has errors, nothing is scheduled: "
+        "task id 1.1.1 appears 2 times, on lines 2, 3; "
+        "task id 1.1.2 appears 2 times, on lines 4, 5"
+    )
+    assert not of(DispatchStage, run.effects)
+
+
+def test_the_run_records_the_tasks_it_was_told_to_hold() -> None:
+    [begun] = of(ev.RunStarted, Run().events)
+    assert begun.held == []
+    held = Run(held=["1.2.1"])
+    [begun] = of(ev.RunStarted, held.events)
+    assert begun.held == ["1.2.1"]
+    assert held.state.excluded == ("1.2.1",)
+
+
+def _failed_awaiting_assessment(run: Run) -> None:
+    run.finish("1.1.1", "exit:1")
+    assert run.state.task("1.1.1").awaiting == "assess"
+
+
+def test_an_assessment_for_a_task_not_waiting_for_one_is_dropped() -> None:
+    run = Run()
+    events, effects = run.feed(
+        AssessmentFinished(
+            at=AT, task="1.1.1", assessment=Assessment(classification="adopt-partial")
+        )
+    )
+    assert events == [] and effects == []
+
+
+def test_an_assessment_is_recorded_and_salvage_follows_its_classification() -> None:
+    run = Run()
+    _failed_awaiting_assessment(run)
+    assessment = Assessment(classification="adopt-partial", rationale="half the plan is done")
+    events, _effects = run.feed(AssessmentFinished(at=AT, task="1.1.1", assessment=assessment))
+    [recorded] = of(ev.AssessmentRecorded, events)
+    assert recorded.assessment == assessment
+    [requested] = of(ev.SalvageRequested, events)
+    assert requested.classification == "adopt-partial"
+    assert run.state.task("1.1.1").awaiting == "salvage"
+
+
+def test_a_salvage_result_is_recorded_only_while_salvage_is_awaited() -> None:
+    run = Run()
+    result = SalvageResult(classification="adopt-partial", committed=["docs/execplans/1.md"])
+    early, _ = run.feed(SalvageFinished(at=AT, task="1.1.1", salvage=result))
+    assert "salvage-recorded" not in types(early)
+    _failed_awaiting_assessment(run)
+    run.feed(
+        AssessmentFinished(
+            at=AT, task="1.1.1", assessment=Assessment(classification="adopt-partial")
+        )
+    )
+    events, _ = run.feed(SalvageFinished(at=AT, task="1.1.1", salvage=result))
+    [recorded] = of(ev.SalvageRecorded, events)
+    assert (recorded.task, recorded.salvage) == ("1.1.1", result)
+    assert run.state.task("1.1.1").awaiting is None
+    again, _ = run.feed(SalvageFinished(at=AT, task="1.1.1", salvage=result))
+    assert "salvage-recorded" not in types(again)
+    unknown, _ = run.feed(SalvageFinished(at=AT, task="9.9.9", salvage=result))
+    assert unknown == []
+
+
+def test_the_integration_record_keeps_the_report_and_the_fault() -> None:
+    run = Run()
+    _at_integrate(run)
+    events, _ = run.feed(
+        IntegrationFinished(at=AT, task="1.1.1", report=LANDED, fault="push timed out")
+    )
+    [recorded] = of(ev.IntegrationRecorded, events)
+    assert (recorded.task, recorded.report, recorded.fault) == ("1.1.1", LANDED, "push timed out")
+    [failed] = of(ev.TaskFailed, events)
+    assert failed.stage == "integrate"
+    assert failed.detail.endswith("before relaunching")
+
+
+def test_a_gate_judge_recovery_opens_a_ticket_with_the_review_feedback() -> None:
+    run = Run(max_review_rounds=10)
+    _awaiting_judge(run)
+    events, _ = run.feed(
+        GateJudged(at=AT, task="1.1.1", stage="review", gate="review", decision="recover")
+    )
+    [ticket] = of(ev.TicketOpened, events)
+    assert (ticket.origin, ticket.gate, ticket.route) == ("review", "review", "fix")
+    assert "same finding" in ticket.reason
+
+
+def test_closing_the_pull_request_of_an_infrastructure_faulted_task_changes_nothing() -> None:
+    run = Run(stage_attempts=1)
+    run.finish("1.1.1", "crash")
+    assert run.status("1.1.1") == "infra-fault"
+    events, _ = run.feed(PullClosed(at=AT, task="1.1.1", number=7, merged=False, by="bob"))
+    assert "task-failed" not in types(events)
+
+
+def test_closing_the_pull_request_of_a_task_not_started_fails_it_at_plan() -> None:
+    run = Run()
+    events, _ = run.feed(PullClosed(at=AT, task="1.1.2", number=9, merged=False, by="bob"))
+    [failed] = of(ev.TaskFailed, events)
+    assert (failed.task, failed.stage) == ("1.1.2", "plan")
+
+
+def test_starting_fills_every_free_slot_and_no_more() -> None:
+    roadmap = "## P\n- [ ] 1.1.1. A\n- [ ] 1.2.1. B\n- [ ] 1.3.1. C\n- [ ] 1.4.1. D\n"
+    run = Run(roadmap=roadmap, max_parallel=3)
+    started = [e.task for e in of(ev.TaskStarted, run.events)]
+    assert started == ["1.1.1", "1.2.1", "1.3.1"]
+    run.finish("1.1.1", "exit:1")  # a failure stops fan-out: 1.4.1 stays waiting
+    assert run.status("1.4.1") == "pending"
+
+
+def test_a_free_slot_skips_a_ready_task_that_is_no_longer_pending() -> None:
+    roadmap = "## P\n- [ ] 1.1.1. A\n- [ ] 1.2.1. B\n- [ ] 1.3.1. C\n"
+    run = Run(roadmap=roadmap, max_parallel=1)
+    run.drive_to("1.1.1", "review")
+    run.finish_stage("1.1.1")
+    run.feed(IntegrationFinished(at=AT, task="1.1.1", report=LANDED))
+    assert run.status("1.2.1") == "running"
+    assert run.status("1.3.1") == "pending"
