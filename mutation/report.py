@@ -10,6 +10,7 @@ reached, survived.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,22 +37,52 @@ class Tally:
     module: str
     mutants: int
     killed: int
+    generated: int = 0
 
     @property
     def share(self) -> float:
         return self.killed / self.mutants if self.mutants else 1.0
 
     def line(self) -> str:
+        sampled = f", a sample of {self.generated}" if self.generated > self.mutants else ""
         return (
             f"mutation: {self.module}: {self.mutants} mutants, {self.killed} killed "
-            f"({self.share:.0%})"
+            f"({self.share:.0%}){sampled}"
         )
 
 
 def tally(module: str, exit_codes: Mapping[str, int | None]) -> Tally:
-    """One module's result; mutants not run yet are left out."""
+    """One module's result over the mutants that ran (all, or a sample)."""
     run = [code for code in exit_codes.values() if code is not None]
-    return Tally(module, len(run), sum(code in _KILLED for code in run))
+    return Tally(module, len(run), sum(code in _KILLED for code in run), len(exit_codes))
+
+
+def module_pattern(module: str) -> str:
+    """mutmut's name pattern for every mutant of `app/core/flow.py`: `app.core.flow.*`."""
+    return module.removesuffix(".py").replace("/", ".") + ".*"
+
+
+def names(mutants: Path) -> dict[str, list[str]]:
+    """Every mutant's name, per module, as mutmut generated them."""
+    found = {}
+    for meta in sorted(mutants.rglob("*.py.meta")):
+        module = meta.relative_to(mutants).as_posix().removesuffix(".meta")
+        found[module] = sorted(json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"])
+    return found
+
+
+def sample(
+    by_module: Mapping[str, list[str]], share: float, seed: int, skip: Iterable[str]
+) -> list[str]:
+    """A fixed-seed share (at least one) of each module's mutants, modules in `skip` left out."""
+    rng = random.Random(seed)  # noqa: S311 (a reproducible sample, not a secret)
+    left_out = set(skip)
+    picked: list[str] = []
+    for module, mutants in sorted(by_module.items()):
+        if module in left_out or not mutants:
+            continue
+        picked += rng.sample(mutants, max(1, round(len(mutants) * share)))
+    return picked
 
 
 def read(mutants: Path) -> list[Tally]:
