@@ -7,8 +7,9 @@ from __future__ import annotations
 from app.core import events as ev
 from app.core.budgets import Ledger, charge, fingerprint, normalise_reason
 from app.core.effects import DispatchStage
+from app.core.inputs import GateJudged
 from app.core.outcomes import ATTEMPT_BACKSTOP
-from tests.core.runkit import Run, of
+from tests.core.runkit import AT, Run, of
 
 
 def test_a_gate_whose_failure_keeps_moving_is_stopped_by_the_attempt_backstop() -> None:
@@ -135,3 +136,68 @@ def test_an_infrastructure_fault_is_retried_up_to_the_stage_attempts_then_fails(
     assert retried == [True, True, False]
     [failed] = of(ev.TaskFailed, run.events)
     assert failed.detail.startswith("infrastructure fault persisted after 3 attempt(s): ")
+
+
+def test_both_reviewers_findings_reach_the_verdict_joined() -> None:
+    run = Run(max_review_rounds=1)
+    run.drive_to("1.1.1", "review")
+    run.finish("1.1.1", "changes:rename the flag", "a")
+    run.finish("1.1.1", "changes:add a test", "b")
+    [failed] = of(ev.TaskFailed, run.events)
+    assert failed.detail.endswith(": rename the flag; add a test")
+
+
+def test_review_changes_go_back_to_fix_and_design_changes_back_to_plan_not_forward() -> None:
+    run = Run()
+    run.finish("1.1.1", "pass")
+    events, _ = run.finish("1.1.1", "changes:the plan skips migration")
+    [entered] = of(ev.StageEntered, events)
+    assert (entered.stage, entered.previous, entered.forward) == ("plan", "design-review", False)
+    run.drive_to("1.1.1", "review")
+    run.finish("1.1.1", "changes:needs docs", "a")
+    events, _ = run.finish("1.1.1", "pass", "b")
+    [entered] = of(ev.StageEntered, events)
+    assert (entered.stage, entered.previous, entered.forward) == ("fix", "review", False)
+
+
+def test_a_ticket_enters_its_route_backwards_from_its_origin() -> None:
+    run = Run()
+    run.drive_to("1.1.1", "gates")
+    events, _ = run.finish("1.1.1", "gate:build:cannot compile")
+    [entered] = of(ev.StageEntered, events)
+    assert (entered.stage, entered.previous, entered.forward) == ("fix", "gates", False)
+    run.drive_to("1.1.1", "gates")
+    events, _ = run.finish("1.1.1", "gate:build:still cannot compile")
+    [ticket] = of(ev.TicketOpened, events)
+    assert ticket.ticket == 2
+
+
+def test_a_writer_whose_review_gate_judge_says_continue_retries_in_place() -> None:
+    run = Run(gate_retry_budget={"review": 1})
+    run.drive_to("1.1.1", "implement")
+    while run.state.task("1.1.1").awaiting != "judge":
+        assert run.status("1.1.1") == "running"
+        run.finish("1.1.1", "gate:review:the same finding")
+    events, effects = run.feed(
+        GateJudged(at=AT, task="1.1.1", stage="implement", gate="review", decision="continue")
+    )
+    [again] = of(DispatchStage, effects)
+    assert (again.stage, again.lane) == ("implement", "")
+    assert "stage-entered" not in [e.type for e in events]
+
+
+def test_auth_and_provider_faults_are_recorded_as_not_retried() -> None:
+    run = Run()
+    run.finish("1.1.1", "auth")
+    [fault] = of(ev.FaultRecorded, run.events)
+    assert (fault.kind, fault.retried) == ("auth", False)
+    run = Run()
+    run.finish("1.1.1", "provider:503")
+    [fault] = of(ev.FaultRecorded, run.events)
+    assert (fault.kind, fault.retried) == ("provider", False)
+    [stopped] = of(ev.RunStopped, run.events)
+    assert stopped.kind == "provider"
+    assert stopped.reason == (
+        "task 1.1.1 provider fault at plan: provider outage (HTTP 503); deferred and requeued "
+        "for the next run (not assessed)"
+    )
