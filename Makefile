@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # `make test PYTEST_WORKERS=0` runs it in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: test lint format bench clean venv run webhook-examples oracles demo
+.PHONY: test lint format bench mutation clean venv run webhook-examples oracles demo
 
 venv: $(STAMP)
 
@@ -33,6 +33,12 @@ format: $(STAMP)
 
 bench: $(STAMP) oracles
 	$(PY) -m bench
+
+# Mutation testing of app/core and the command permission check (mutmut): one
+# line per module, and a failure when a module falls below its floor
+# (mutation/report.py). MUTATION_WORKERS sets the parallel mutants (default: cores).
+mutation: $(STAMP) oracles
+	$(PY) -m mutation
 
 # GitHub's published oracles, kept in a gitignored cache: the webhook examples
 # and schemas (webhook tests) and the REST OpenAPI description (the fake GitHub

@@ -8,12 +8,21 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from tests import needs
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = REPO_ROOT.parent / "shared"
 CORPUS = SHARED / "corpus" / "roadmaps"
+
+# Under CI a run is a verdict on one commit, not a search: every property test
+# draws the same examples each time, with no example database and no per-example
+# deadline (a shared machine's pauses are not failures). Outside CI, Hypothesis
+# keeps exploring and remembers what it found.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, deadline=None)
+if needs.in_ci():
+    hypothesis_settings.load_profile("ci")
 
 
 def odw_executable() -> str:

@@ -63,7 +63,7 @@ class IntegrationReport(Value):
         sha: str | None = None,
         conflicts: str | None = None,
         summary: str | None = None,
-    ) -> None:
+    ) -> None:  # pragma: no mutate block (the schema twin reads these defaults)
         super().__init__(
             ok=ok, rebased=rebased, squash_merged=squash_merged, pushed=pushed,
             roadmap_marked_done=roadmap_marked_done, attempts=attempts, sha=sha,

@@ -53,6 +53,10 @@ ODW_YML: dict[str, Any] = {
 }
 
 
+# A delivery's status once the worker is done with it (app/store/inbox.py).
+FINAL_DELIVERY = ("processed", "ignored", "rejected", "failed")
+
+
 def wait_until(what: str, pred: Callable[[], Any], timeout: float = 120, every: float = 0.2) -> Any:
     """Poll `pred` until it is truthy; fail naming `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
@@ -169,6 +173,25 @@ class Service:
         proc = self.odw("app", "run", repo, *extra)
         assert proc.returncode == 0, proc.stderr
         return proc.stdout
+
+    def settled(self) -> bool:
+        """Every delivery the fake sent is handled and no effect is left to do.
+
+        What a test observes before asserting that nothing (more) happened:
+        without it, "nothing happened" passes whenever the service is slow.
+        """
+        store = self.store()
+        try:
+            for delivery in [d for d in self.fake.webhooks.deliveries if not d.dropped]:
+                row = store.inbox.get(delivery.id)
+                if row is None or row.status not in FINAL_DELIVERY:
+                    return False
+            return all(e.status in ("done", "dead") for e in store.outbox.list())
+        finally:
+            store.close()
+
+    def wait_settled(self, timeout: float = 60) -> None:
+        wait_until("every delivery handled and the outbox drained", self.settled, timeout)
 
     def runs(self) -> list[dict[str, Any]]:
         proc = self.odw("app", "status", "--json")

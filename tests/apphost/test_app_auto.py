@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -34,7 +33,7 @@ def test_a_push_changing_the_roadmap_starts_a_run_and_other_pushes_do_not(
     fake: FakeGitHub, service: Service, sample: Repository, actions: LocalActions
 ) -> None:
     push(fake, sample, {"README.md": "# demo, edited\n"}, "docs: readme")
-    time.sleep(2)
+    service.wait_settled()
     assert service.runs() == []  # the roadmap did not change: nothing starts
     roadmap = EMPTY + "- [ ] 0.2. Add a greeting\n"
     push(fake, sample, {"docs/roadmap.md": roadmap}, "roadmap: add 0.2")
@@ -42,5 +41,12 @@ def test_a_push_changing_the_roadmap_starts_a_run_and_other_pushes_do_not(
     wait_until("the run to finish", lambda: service.runs()[0]["status"] == "finished")
     assert results(service)["0.2"]["status"] == "landed"
     # ODW's own landing push does not start another run.
-    time.sleep(2)
+    landed = sample.git.sha("refs/heads/main")
+    wait_until(
+        "the landing push's delivery",
+        lambda: any(
+            d.event == "push" and d.payload.get("after") == landed for d in fake.webhooks.deliveries
+        ),
+    )
+    service.wait_settled()
     assert len(service.runs()) == 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +65,7 @@ def test_a_stage_without_its_marker_fails_the_task_and_shows_assessment_and_salv
     run_check = _checks(fake, "ODW · run")[-1]
     assert run_check.conclusion == "action_required"
     # Nothing is dispatched after the halt: not 1.2, not another attempt of 1.1.
-    time.sleep(3)
+    service.wait_settled()
     assert len(fake.runs) == dispatched
     assert not [r for r in fake.runs.values() if r.inputs.get("task") == "1.2"]
 
@@ -82,7 +81,7 @@ def test_an_invalid_odw_yml_gives_a_failing_config_check_and_dispatches_nothing(
     assert ".github/odw.yml" in summary
     assert "config.maxParallel" in summary
     assert "**line:** 7" in summary  # where `maxParallel: many` is in the file
-    time.sleep(1)
+    service.wait_settled()
     assert not fake.runs
     assert service.runs() == []
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections import Counter
 from typing import Any
 
@@ -132,7 +131,7 @@ def test_duplicate_deliveries_and_a_foreign_token_change_nothing(
         lambda: "rejected: no live attempt recorded its id at dispatch" in service.log(),
         timeout=30,
     )
-    time.sleep(1)
+    service.wait_settled()
     assert _version(service) == version, "a foreign token changed the run"
     release.set()
     wait_until("the task to land", lambda: trailers(sample) == ["1.1"], timeout=240)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.commands.permission import PermissionCache, ignored_author
+from app.commands.permission import Decision, PermissionCache, ignored_author, level_of, reaches
 from app.core.repo_config import ConfigProblem, parse_repo_config
 from app.github.client import RepositoryClient
+from app.github.ports import Permission
 from tests.fakegithub import FakeGitHub
 from tests.github.conftest import REPO
 
@@ -77,16 +78,29 @@ def test_permission_is_cached_briefly(fake: FakeGitHub, client: RepositoryClient
     ("login", "kind", "bots", "ignored"),
     [
         ("odw[bot]", "Bot", ["odw[bot]"], "the App's own comment"),
-        ("renovate[bot]", "Bot", [], "not listed in allowedBots"),
+        ("renovate[bot]", "Bot", [], "renovate[bot] is a bot not listed in allowedBots"),
         ("renovate[bot]", "Bot", ["renovate[bot]"], None),
         ("mona", "User", [], None),
+        ("ODW[bot]", "Bot", [], "the App's own comment"),
+        ("ci-robot", "Bot", [], "ci-robot is a bot not listed in allowedBots"),
+        ("renovate[bot]", None, [], "renovate[bot] is a bot not listed in allowedBots"),
+        ("mona", None, [], None),
     ],
-    ids=["own-comment-even-if-listed", "unlisted-bot", "listed-bot", "person"],
+    ids=[
+        "own-comment-even-if-listed",
+        "unlisted-bot",
+        "listed-bot",
+        "person",
+        "own-comment-any-case",
+        "bot-by-type-alone",
+        "bot-by-login-alone",
+        "person-without-type",
+    ],
 )
 def test_who_is_heard(login: str, kind: str, bots: list[str], ignored: str | None) -> None:
     config = parse_repo_config({"allowedBots": bots})
     why = ignored_author(login, kind, config, "odw[bot]")
-    assert (why is None) if ignored is None else (why is not None and ignored in why)
+    assert why == ignored
 
 
 @pytest.mark.parametrize(
@@ -111,3 +125,44 @@ def test_odw_yml_command_defaults() -> None:
     assert config.integration == "push"
     picked = parse_repo_config({"commandPermission": "maintain", "integration": "pull-request"})
     assert picked.command_permission == "maintain" and picked.integration == "pull-request"
+
+
+@pytest.mark.parametrize(
+    ("have", "need", "allowed"),
+    [
+        ("write", "write", True),
+        ("admin", "write", True),
+        ("maintain", "admin", False),
+        ("triage", "write", False),
+        ("read", "read", True),
+        ("none", "read", False),
+        ("custom-role", "read", False),
+    ],
+)
+def test_levels_rank_lowest_first(have: str, need: str, allowed: bool) -> None:
+    assert reaches(have, need) is allowed
+
+
+def test_a_custom_role_counts_as_its_base_permission() -> None:
+    assert level_of(Permission(permission="write", role_name="release-manager")) == "write"
+    assert level_of(Permission(permission="write", role_name="maintain")) == "maintain"
+
+
+def test_a_refusal_names_who_what_they_have_and_what_is_needed() -> None:
+    text = Decision(False, "read", "write").refusal("mona")
+    assert text.startswith("@mona has `read` permission on this repository;")
+    assert "needs `write` or above" in text
+    assert "Nothing was changed. Anyone who can read may use `/odw status`" in text
+
+
+def test_the_cache_keeps_each_login_of_each_repository_apart(
+    fake: FakeGitHub, client: RepositoryClient
+) -> None:
+    cache = PermissionCache(ttl=60, clock=lambda: 0.0)
+    fake.add_collaborator(REPO, "mona", "write")
+    fake.add_collaborator(REPO, "bob", "read")
+    lookup = client.permissions.permission_of
+    assert cache.level(REPO, "mona", lookup) == "write"
+    assert cache.level(REPO, "bob", lookup) == "read"
+    assert cache.level("octo/other", "mona", lambda _: Permission("admin", "admin")) == "admin"
+    assert cache.level(REPO, "mona", lookup) == "write"

@@ -32,7 +32,11 @@ CHAIN = (
 
 class Run:
     def __init__(
-        self, roadmap: str = CHAIN, survivors: Sequence[Survivor] = (), **config: Any
+        self,
+        roadmap: str = CHAIN,
+        survivors: Sequence[Survivor] = (),
+        held: Sequence[str] = (),
+        **config: Any,
     ) -> None:
         self.state = RunState()
         self.events: list[ev.Event] = []
@@ -47,6 +51,7 @@ class Run:
                 roadmap=roadmap,
                 config=RunConfig(**config),
                 survivors=list(survivors),
+                held=list(held),
             )
         )
 

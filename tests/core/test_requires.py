@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.core.requires import external_of, requires_of
+from app.core.requires import Clause, clauses_of, external_of, requires_of
 
 CASES = [
     ("bullet", "Requires 1.2.3.", ["1.2.3"]),
@@ -11,6 +11,12 @@ CASES = [
     ("step range", "Requires steps 2.1-2.3.", ["2.1", "2.2", "2.3"]),
     ("step range en dash", "Requires steps 13.1–13.3.", ["13.1", "13.2", "13.3"]),
     ("cross-phase range keeps ends", "Requires steps 1.4-2.1.", ["1.4", "2.1"]),
+    ("cross-phase rising range keeps ends", "Requires steps 1.2–2.3.", ["1.2", "2.3"]),
+    ("falling range keeps ends", "Requires steps 3.5-3.2.", ["3.5", "3.2"]),
+    ("range of unlike depths keeps ends", "Requires 1.2-1.2.4.", ["1.2", "1.2.4"]),
+    ("one-step range", "Requires 4.1.2-4.1.2.", ["4.1.2"]),
+    ("range read by its last parts", "Requires 2.5.1-2.5.3.", ["2.5.1", "2.5.2", "2.5.3"]),
+    ("range of high last parts", "Requires 2.1.4-2.1.6.", ["2.1.4", "2.1.5", "2.1.6"]),
     ("phase", "Requires phase 2.", ["2"]),
     ("step prefix", "Requires step 2.1.", ["2.1"]),
     ("phase list", "Requires phases 14, 15, and 17.", ["14", "15", "17"]),
@@ -63,6 +69,11 @@ EXTERNAL_CASES = [
         ["leynos/podbot#12", "weaver#7"],
     ),
     ("owner/repo ids", "Requires acme/tools 2.1.", ["acme/tools 2.1"]),
+    (
+        "a grammar word before a name",
+        "Requires Phase 3 and depends on OrthoConfig 5.2.3.",
+        ["OrthoConfig 5.2.3"],
+    ),
     ("lowercase prose is not a name", "Requires the phase 1 schema and archived task 2.2.3.", []),
 ]
 
@@ -81,3 +92,19 @@ def test_requires_clause(text: str, expected: list[str]) -> None:
 
 def test_clauses_from_several_texts_are_merged_in_order() -> None:
     assert requires_of(["Title. Requires 1.1.", "Requires 1.1 and 2.2."]) == ["1.1", "2.2"]
+
+
+@pytest.mark.parametrize(
+    ("text", "clause"),
+    [
+        ("Requires 1.2.3.", Clause("Requires 1.2.3", ("1.2.3",), ())),
+        ("Needs work. Requires 4.5.", Clause("Requires 4.5", ("4.5",), ())),
+        (
+            "Requires 1.1 and   OrthoConfig 2.2.",
+            Clause("Requires 1.1 and OrthoConfig 2.2", ("1.1",), ("OrthoConfig 2.2",)),
+        ),
+    ],
+    ids=["whole-text", "one-clause", "mixed"],
+)
+def test_a_clause_keeps_its_text_as_shown_to_people(text: str, clause: Clause) -> None:
+    assert clauses_of([text]) == [clause]

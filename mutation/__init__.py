@@ -1,0 +1,1 @@
+"""`make mutation`: mutation testing of the core with mutmut, one line per module."""
