@@ -13,6 +13,7 @@ from actions.proctree import ProcessResult
 from app.core.judging import judge
 from app.core.recovery import (
     BranchEvidence,
+    ResumeAction,
     after_failure,
     continue_mode,
     plan_status,
@@ -36,6 +37,7 @@ GOOD = BranchEvidence(clean=True, commits=2, task_scoped=True, execplan="Status:
         ("failed", "provider", {}, False),
         ("infra-fault", "infra", {}, False),
         ("failed", "worktree", {}, False),
+        ("failed", "infra", {}, False),
         ("failed", None, {"dry_run": True}, False),
         ("failed", None, {"assess_enabled": False}, False),
         ("failed", None, {"branch_exists": False}, False),
@@ -49,6 +51,7 @@ GOOD = BranchEvidence(clean=True, commits=2, task_scoped=True, execplan="Status:
         "provider",
         "infra",
         "worktree",
+        "infra-on-a-failed-task",
         "dry-run",
         "disabled",
         "no-branch",
@@ -71,6 +74,7 @@ def test_which_failures_are_assessed(status, fault, kw, expected):
         ("infra-fault", "implement", "infra", {"branch_exists": False}, None),
         ("failed", "implement", None, {"assess_enabled": False}, None),
         ("failed", "implement", None, {"dry_run": True}, None),
+        ("failed", "implement", None, {"branch_exists": False}, None),
     ],
     ids=[
         "product-failure",
@@ -81,6 +85,7 @@ def test_which_failures_are_assessed(status, fault, kw, expected):
         "infra-no-branch",
         "disabled",
         "dry-run",
+        "no-branch",
     ],
 )
 def test_what_follows_a_failure_uses_should_assess(status, stage, fault, kw, expected):
@@ -89,16 +94,22 @@ def test_what_follows_a_failure_uses_should_assess(status, stage, fault, kw, exp
 
 
 @pytest.mark.parametrize(
-    ("cls", "kw", "runs"),
+    ("cls", "kw", "why"),
     [
-        ("adopt-partial", {}, True),
-        ("continue-manual", {}, True),
-        ("infra-fault", {}, True),
-        ("adopt-complete", {}, False),
-        ("discard", {}, False),
-        ("continue-manual", {"evidence_error": True}, False),
-        ("adopt-partial", {"has_branch": False}, False),
-        ("adopt-partial", {"assess_enabled": False}, False),
+        ("adopt-partial", {}, ""),
+        ("continue-manual", {}, ""),
+        ("infra-fault", {}, ""),
+        ("adopt-complete", {}, "adopt-complete continues through the ordinary path"),
+        ("discard", {}, "discarded branches are not salvaged"),
+        (
+            "continue-manual",
+            {"evidence_error": True},
+            "evidence collection failed; the branch state is untrustworthy",
+        ),
+        ("adopt-partial", {"has_branch": False}, "no branch or worktree recorded"),
+        ("adopt-partial", {"assess_enabled": False}, "assessPartialBranches is off"),
+        ("not-assessed", {}, "nothing to salvage for not-assessed"),
+        ("adopt-partial", {"evidence_error": True}, ""),
     ],
     ids=[
         "partial",
@@ -109,13 +120,13 @@ def test_what_follows_a_failure_uses_should_assess(status, stage, fault, kw, exp
         "evidence-error",
         "no-branch",
         "disabled",
+        "unknown-class",
+        "partial-despite-evidence-error",
     ],
 )
-def test_salvage_eligibility(cls, kw, runs):
+def test_salvage_eligibility(cls, kw, why):
     args = {"assess_enabled": True, "evidence_error": False, "has_branch": True, **kw}
-    ok, why = salvage_decision(cls, **args)
-    assert ok is runs
-    assert bool(why) is not runs
+    assert salvage_decision(cls, **args) == (not why, why)
 
 
 @pytest.mark.parametrize(
@@ -148,7 +159,7 @@ def test_review_mode_resumes_eligible_and_reports_dry_run():
         review_mode("adopt-complete", GOOD, review_mode_on=True, dry_run=False).action == "resume"
     )
     dry = review_mode("adopt-complete", GOOD, review_mode_on=True, dry_run=True)
-    assert (dry.action, dry.reason) == ("report", "dry-run")
+    assert dry == ResumeAction("report", "adopt-complete", "dry-run", "review")
     off = review_mode("adopt-complete", GOOD, review_mode_on=False, dry_run=False)
     assert (off.action, off.classification) == ("report", "adopt-complete")
 
@@ -178,7 +189,32 @@ def test_review_mode_resumes_eligible_and_reports_dry_run():
 )
 def test_continue_mode_dispatch(plan, commits, result):
     a = continue_mode(BranchEvidence(clean=True, commits=commits, execplan=plan), dry_run=False)
-    assert (a.action, a.stage, a.reason) == result
+    action, stage, reason = result
+    assert a == ResumeAction(action, "continue-manual", reason, stage)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "reason"),
+    [
+        (BranchEvidence(addendum=True, clean=True), "addendum-branch"),
+        (BranchEvidence(collection_error="git failed", clean=True), "evidence-collection-error"),
+        (BranchEvidence(clean=False), "dirty-worktree"),
+        (BranchEvidence(clean=True, execplan_readable=False), "plan-unreadable"),
+        (BranchEvidence(clean=True, execplan="Status: BLOCKED"), "plan-blocked"),
+    ],
+    ids=["addendum", "collection-error", "dirty", "unreadable", "blocked"],
+)
+def test_continue_mode_reports_each_blocker_as_continue_manual_with_no_stage(evidence, reason):
+    assert continue_mode(evidence, dry_run=False) == ResumeAction(
+        "report", "continue-manual", reason
+    )
+
+
+def test_continue_mode_in_a_dry_run_reports_the_stage_it_would_resume() -> None:
+    e = BranchEvidence(clean=True, commits=1, execplan="Status: APPROVED")
+    assert continue_mode(e, dry_run=True) == ResumeAction(
+        "report", "continue-manual", "dry-run", "implement"
+    )
 
 
 @pytest.mark.parametrize(
@@ -315,3 +351,9 @@ def test_one_vocabulary_a_product_failure_is_not_a_fault(exit_code, sig, marker,
         fault=fault,
     )
     assert judge("implement", TOKEN, verdict, None).outcome == outcome
+
+
+def test_a_missing_plan_and_a_plan_without_a_status_line_read_apart() -> None:
+    assert plan_status(None) == "missing"
+    assert plan_status("# Plan\n\nno status here\n") == "unknown"
+    assert plan_status("Status:  In   Progress\n") == "in progress"
