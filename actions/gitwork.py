@@ -117,11 +117,6 @@ def push(workdir: Path, url: str, branch: str, *, token: str | None = None) -> s
     return sha
 
 
-def path_in_commit(workdir: Path, rev: str, path: str) -> bool:
-    proc = git(workdir, "cat-file", "-e", f"{rev}:{path}", check=False)
-    return proc.returncode == 0
-
-
 def file_in_commit(workdir: Path, rev: str, path: str, limit: int) -> str | None:
     """The committed text of `path` at `rev`, or None when absent or over `limit` bytes."""
     size = git(workdir, "cat-file", "-s", f"{rev}:{path}", check=False)

@@ -30,7 +30,8 @@ from app.gitops.integrate import integrate
 from app.gitops.lock import InProcessMergeLock
 from bench.support import Timing, compile_like_an_install, medians, run_timed
 from tests.conftest import odw_executable
-from tests.gitops.origins import GIT_ENV, Origin, git
+from tests.gitops.origins import Origin
+from tests.support import GIT_ENV, git
 
 WORKERS = 4
 
@@ -116,16 +117,16 @@ def _scenario(root: Path, n: int, *, external: bool) -> tuple[float, float, int,
 def _bare_sequence(origin: Origin, work: Path, tid: str) -> None:
     """The same landing as plain git commands in a plain clone, no checks, no lock."""
     branch = "roadmap-" + tid.replace(".", "-")
-    git("fetch", "-q", "origin", "main", branch, cwd=work)
-    git("switch", "-q", "--discard-changes", "-C", branch, f"origin/{branch}", cwd=work)
-    git("rebase", "-q", "origin/main", cwd=work)
+    git(work, "fetch", "-q", "origin", "main", branch)
+    git(work, "switch", "-q", "--discard-changes", "-C", branch, f"origin/{branch}")
+    git(work, "rebase", "-q", "origin/main")
     roadmap = work / "docs" / "roadmap.md"
     roadmap.write_text(tick(roadmap.read_text(), tid))
-    git("commit", "-q", "-m", f"Mark {tid} done", "--", "docs/roadmap.md", cwd=work)
-    git("switch", "-q", "--discard-changes", "-C", "integrate-x", "origin/main", cwd=work)
-    git("merge", "--squash", "-q", branch, cwd=work)
-    git("commit", "-q", "-m", f"{tid}\n\nODW-Task: {tid}", cwd=work)
-    git("push", "-q", "origin", "HEAD:main", cwd=work)
+    git(work, "commit", "-q", "-m", f"Mark {tid} done", "--", "docs/roadmap.md")
+    git(work, "switch", "-q", "--discard-changes", "-C", "integrate-x", "origin/main")
+    git(work, "merge", "--squash", "-q", branch)
+    git(work, "commit", "-q", "-m", f"{tid}\n\nODW-Task: {tid}")
+    git(work, "push", "-q", "origin", "HEAD:main")
 
 
 def _per_landing(root: Path, n: int) -> tuple[float, float]:

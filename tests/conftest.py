@@ -1,4 +1,5 @@
-"""Shared fixtures: the installed `odw` console script and the shared corpus."""
+"""Shared fixtures: the installed `odw` console script, the shared corpus and a
+store on each database."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from pathlib import Path
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from app.store import Store
 from tests import needs
+from tests.store.databases import database_url
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = REPO_ROOT.parent / "shared"
@@ -60,6 +63,15 @@ def _roadmap_cache_in_a_session_directory(
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ODW_CACHE_DIR", str(tmp_path_factory.mktemp("odw-cache")))
         yield
+
+
+@pytest.fixture(params=["sqlite", "postgres"], ids=["sqlite", "postgres"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """A fresh store on each database (PostgreSQL when ODW_TEST_DATABASE_URL is set)."""
+    with database_url(request.param, tmp_path) as url:
+        s = Store.open(url)
+        yield s
+        s.close()
 
 
 @pytest.fixture

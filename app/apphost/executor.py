@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from app.apphost import api
 from app.apphost.dispatched import AmbiguousRun, Expected, rejection, tag_key
@@ -66,7 +66,7 @@ from app.engine.perform import gave_up, perform
 from app.github import GitHubApp
 from app.github.client import RepositoryClient
 from app.github.errors import GitHubError, NotFound, UnsafeArtifact
-from app.github.ports import CheckRunFields, WorkflowRun
+from app.github.ports import Artifacts, CheckRunFields, WorkflowRun
 from app.gitops.integrate import PROTECTED_BASE
 from app.gitops.lock import LeaseMergeLock
 from app.gitops.tick import tick_on_base
@@ -97,6 +97,13 @@ def performer(kind: str) -> Callable[[Performer], Performer]:
         return fn
 
     return add
+
+
+class VerdictGitHub(Protocol):
+    """What reading a stage's verdict uses of one repository (a `RepositoryClient` is one)."""
+
+    @property
+    def artifacts(self) -> Artifacts: ...
 
 
 class Busy(RuntimeError):
@@ -522,7 +529,7 @@ class Executor:
         return self.ingest_run(installation, repository, client, run)
 
     def ingest_run(
-        self, installation: int, repository: str, client: RepositoryClient, run: WorkflowRun
+        self, installation: int, repository: str, client: VerdictGitHub, run: WorkflowRun
     ) -> Any:
         if run.status != "completed":
             return {"ignored": f"run is {run.status}"}
@@ -615,7 +622,7 @@ class Executor:
 
     def verdict_of(
         self,
-        client: RepositoryClient,
+        client: VerdictGitHub,
         run: WorkflowRun,
         run_id: str,
         task: str,

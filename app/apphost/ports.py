@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 from app.apphost.dispatched import (
     DISPATCH_EVENT,
@@ -45,7 +46,7 @@ from app.engine.ports import (
 )
 from app.github.client import RepositoryClient
 from app.github.errors import GitHubError, Unprocessable
-from app.github.ports import DispatchedRun
+from app.github.ports import Contents, Dispatch, DispatchedRun, Runs
 from app.gitops import MergeLock
 from app.gitops.auth import TOKEN_ENV, askpass_script
 from app.gitops.integrate import PROTECTED_BASE, land
@@ -89,6 +90,21 @@ def app_repo(data_dir: Path, installation: int, repository: str, url: str, token
     return LocalRepo(path=path, common_dir=path, origin_url=url, env=env)
 
 
+class StageGitHub(Protocol):
+    """What dispatching a stage uses of one repository (a `RepositoryClient` is one)."""
+
+    @property
+    def full_name(self) -> str: ...
+    @property
+    def contents(self) -> Contents: ...
+    @property
+    def refs(self) -> Contents: ...
+    @property
+    def dispatch(self) -> Dispatch: ...
+    @property
+    def runs(self) -> Runs: ...
+
+
 @dataclass
 class ActionsStages:
     """`StagePort.start` as a workflow_dispatch; completions arrive as inputs later.
@@ -97,7 +113,7 @@ class ActionsStages:
     it is resolved once by `dispatched.resolve` (GHES). The run's name shows
     the attempt's tag (a keyed hash of its token), never the token."""
 
-    client: RepositoryClient
+    client: StageGitHub
     run_id: str
     base_sha: str
     again: bool = False

@@ -22,9 +22,8 @@ from app.apphost.step import VIEWS, load_state, views_key
 from app.core.inputs import StageFinished
 from app.core.judging import Fault
 from app.core.keys import attempt_key
-from app.github.client import RepositoryClient
 from app.github.errors import NotFound
-from app.github.ports import WorkflowRun
+from app.github.ports import Runs, WorkflowRun
 
 log = logging.getLogger("odw.apphost")
 
@@ -59,7 +58,7 @@ class Reconciler:
                 record = dispatch_record(entry)
                 if record is None or not record.get("workflowRun"):
                     continue  # not dispatched yet (the outbox still holds it), or ambiguous
-                run = self._find(client, int(record["workflowRun"]))
+                run = self._find(client.runs, int(record["workflowRun"]))
                 if run is None:
                     found["vanished"] += 1
                     self._fault(run_id, t.id, a.stage, a.token, "vanished (no such workflow run)")
@@ -93,9 +92,9 @@ class Reconciler:
         self.executor.wake.set()
         return found
 
-    def _find(self, client: RepositoryClient, workflow_run: int) -> WorkflowRun | None:
+    def _find(self, runs: Runs, workflow_run: int) -> WorkflowRun | None:
         try:
-            return client.runs.get_run(workflow_run)
+            return runs.get_run(workflow_run)
         except NotFound:
             return None
 

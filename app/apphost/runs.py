@@ -54,13 +54,6 @@ def find_open(store: Store, key: RunKey, *, tx: Connection | None = None) -> str
     return None
 
 
-def run_key(store: Store, run_id: str, *, tx: Connection | None = None) -> RunKey | None:
-    view = store.projections.run(run_id, tx=tx)
-    if view is None or "key" not in view.data:
-        return None
-    return RunKey.from_json(view.data["key"])
-
-
 def run_meta(store: Store, run_id: str, *, tx: Connection | None = None) -> dict[str, Any]:
     view = store.projections.run(run_id, tx=tx)
     return dict(view.data) if view is not None else {}

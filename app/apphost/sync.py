@@ -13,15 +13,14 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from app.apphost import pr_landing, views
 from app.apphost.ports import attempt_dir
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
-from app.github.client import RepositoryClient
 from app.github.errors import NotFound, Unprocessable
-from app.github.ports import CheckRunFields
+from app.github.ports import CheckRunFields, Checks, Comments, Pulls
 from app.store import Store
 
 log = logging.getLogger("odw.apphost")
@@ -30,10 +29,21 @@ RUN = ""  # run_tasks row of the run itself
 EXECUTOR_NOTES = frozenset({"jobUrl", "branch"})
 
 
+class ViewGitHub(Protocol):
+    """What a view sync uses of one repository (a `RepositoryClient` is one)."""
+
+    @property
+    def checks(self) -> Checks: ...
+    @property
+    def pulls(self) -> Pulls: ...
+    @property
+    def comments(self) -> Comments: ...
+
+
 @dataclass
 class ViewSync:
     store: Store
-    client: RepositoryClient
+    client: ViewGitHub
     run_id: str
     run_dir: Path
     base_sha: str

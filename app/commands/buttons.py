@@ -15,7 +15,6 @@ from app.commands.grammar import Command, parse_line
 from app.core.moves import REARMABLE, RESTARTABLE
 from app.github.ports import CheckAction
 
-CHECK_PREFIX = "ODW · "
 _TASK_CHECK = re.compile(r"^ODW · (?P<id>\d+(?:\.\d+)*)$")
 
 # identifier -> (label, description, the command it stands for; {id} is the task)

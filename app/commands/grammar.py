@@ -12,7 +12,7 @@ import difflib
 import json
 import re
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -341,7 +341,3 @@ def help_text(*, permission: str = "write") -> str:
 def verbs_in_help(text: str) -> list[str]:
     """The verbs a help text lists (the first word after `/odw` in each usage cell)."""
     return re.findall(r"^\| `/odw ([a-z-]+)", text, flags=re.MULTILINE)
-
-
-def usage_lines() -> Sequence[str]:
-    return [v.usage for v in _ROWS]

@@ -13,7 +13,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-GateId = Literal["marker", "schema", "build", "contract", "static", "review"]
 GATE_IDS: tuple[str, ...] = ("marker", "schema", "build", "contract", "static", "review")
 DISPATCHED_STAGES: tuple[str, ...] = (
     "plan",

@@ -1,7 +1,8 @@
 """What the run knows about fresh-launch recovery: the fold of the recovery events.
 
-This reducer folds only the `Recovery` slice; what those events mean for a
-task (awaiting an assessment, running again) is the task reducer's business.
+Each function folds one recovery event into the `Recovery` slice only; what
+the event means for a task (awaiting an assessment, running again) is the task
+reducer's business (`state.REDUCERS` calls both).
 """
 
 from __future__ import annotations
@@ -12,15 +13,6 @@ from typing import Any
 from app.core import events as ev
 from app.core.assessment import Assessment
 from app.core.discovery import Survivor
-
-RECOVERY_EVENTS = (
-    ev.RecoveryPlanned,
-    ev.RecoveryAssessRequested,
-    ev.RecoveryAssessed,
-    ev.RecoveryDecided,
-    ev.RecoveryResumed,
-    ev.RecoveryUnresolved,
-)
 
 
 @dataclass
@@ -51,20 +43,27 @@ class Recovery:
     halt: str | None = None
 
 
-def apply_recovery(r: Recovery, e: ev.Event) -> None:
-    if isinstance(e, ev.RecoveryPlanned):
-        r.planned, r.enabled, r.mode, r.blocked = True, e.enabled, e.mode, e.blocked
-        r.candidates, r.skipped = list(e.candidates), list(e.skipped)
-        branches = {c["id"]: c["branch"] for c in [*e.candidates, *e.skipped] if "id" in c}
-        r.held = {i: branches.get(i, "") for i in e.held}
-    elif isinstance(e, ev.RecoveryAssessed):
-        r.assessments[e.task] = e.assessment
-    elif isinstance(e, ev.RecoveryDecided):
-        r.decisions[e.task] = Decision(e.branch, e.classification, e.action, e.reason, e.stage)
-        if e.action == "resume":
-            r.queue.append(e.task)
-    elif isinstance(e, ev.RecoveryResumed):
-        r.queue = [i for i in r.queue if i != e.task]
-        r.resumed.append(e.task)
-    elif isinstance(e, ev.RecoveryUnresolved):
-        r.unresolved, r.halt = list(e.unresolved), e.reason
+def planned(r: Recovery, e: ev.RecoveryPlanned) -> None:
+    r.planned, r.enabled, r.mode, r.blocked = True, e.enabled, e.mode, e.blocked
+    r.candidates, r.skipped = list(e.candidates), list(e.skipped)
+    branches = {c["id"]: c["branch"] for c in [*e.candidates, *e.skipped] if "id" in c}
+    r.held = {i: branches.get(i, "") for i in e.held}
+
+
+def assessed(r: Recovery, e: ev.RecoveryAssessed) -> None:
+    r.assessments[e.task] = e.assessment
+
+
+def decided(r: Recovery, e: ev.RecoveryDecided) -> None:
+    r.decisions[e.task] = Decision(e.branch, e.classification, e.action, e.reason, e.stage)
+    if e.action == "resume":
+        r.queue.append(e.task)
+
+
+def resumed(r: Recovery, e: ev.RecoveryResumed) -> None:
+    r.queue = [i for i in r.queue if i != e.task]
+    r.resumed.append(e.task)
+
+
+def unresolved(r: Recovery, e: ev.RecoveryUnresolved) -> None:
+    r.unresolved, r.halt = list(e.unresolved), e.reason

@@ -54,10 +54,6 @@ class Blocked(Value):
     ) -> None:
         super().__init__(id=id, missing=missing, line=line, external=external)
 
-    @property
-    def waiting_for(self) -> tuple[str, ...]:
-        return self.missing + self.external
-
     def to_json(self) -> dict[str, object]:
         return {"id": self.id, "missing": list(self.missing), "external": list(self.external)}
 

@@ -1,24 +1,27 @@
 """Run state: the fold of the event log, and nothing else.
 
-`fold(events)` rebuilds the state from scratch; `apply` is the reducer. No
-decision lives here: the reducer only records what an event says happened, so
-replaying a log always reproduces the state the deciding code saw.
+`fold(events)` rebuilds the state from scratch; `apply` records one event
+through its reducer in `REDUCERS` (one per event type, as `decide` has one
+handler per input type; a test keeps the table complete). No decision lives
+here: a reducer only records what an event says happened, so replaying a log
+always reproduces the state the deciding code saw.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from app.core import events as ev
+from app.core import recovery_state
 from app.core.assessment import Assessment, SalvageResult
 from app.core.budgets import Ledger
 from app.core.config import RunConfig
 from app.core.naming import addendum_branch, task_branch
 from app.core.pipeline import TaskStatus, spec
-from app.core.recovery_state import RECOVERY_EVENTS, Recovery, apply_recovery
+from app.core.recovery_state import Recovery
 from app.core.roadmap import Roadmap
 from app.core.roadmap_parse import parse_roadmap
 from app.core.selection import frontier
@@ -219,175 +222,290 @@ def fold(events: Iterable[ev.Event]) -> RunState:
 
 
 def apply(s: RunState, e: ev.Event) -> None:
-    """Record one event on the state in place."""
+    """Record one event on the state in place, through its reducer in `REDUCERS`."""
     s.version += 1
-    if isinstance(e, ev.RunStarted):
-        s.run_id, s.base, s.config, s.excluded = e.run_id, e.base, e.config, tuple(e.held)
-        s.roadmap = parse_roadmap(e.roadmap, external_met=e.config.external_met)
-        s.tasks = units_of(s.roadmap)
-        s.recovery = Recovery(survivors={v.branch: v for v in e.survivors})
-        return
-    if isinstance(e, RECOVERY_EVENTS):
-        apply_recovery(s.recovery, e)
-        if isinstance(e, ev.RecoveryPlanned | ev.RecoveryUnresolved):
-            return
-    if isinstance(e, ev.RunStopped):
-        s.stop = Stop(e.kind, e.reason)
-        return
-    if isinstance(e, ev.StopLifted):
-        s.stop = None
-        return
-    if isinstance(e, ev.RunHalted):
-        s.stop = Stop(
-            "operator", f"halted by {e.by}: {e.reason}" if e.reason else f"halted by {e.by}"
-        )
-        s.moves.append({"move": "halt", "by": e.by, "reason": e.reason})
-        return
-    if isinstance(e, ev.RunResumed):
-        s.stop = None
-        s.moves.append({"move": "resume", "by": e.by, "reason": e.reason})
-        return
-    if isinstance(e, ev.MoveRejected):
-        s.moves.append(
-            {"move": e.move, "task": e.task, "by": e.by, "reason": e.reason, "rejected": e.why}
-        )
-        return
-    if isinstance(e, ev.RunEnded):
-        s.ended, s.remediation = True, e.remediation
-        return
-    _apply_task(s, s.tasks[e.task], e)
+    REDUCERS[type(e)](s, e)
 
 
-def _apply_task(s: RunState, t: TaskState, e: ev.Event) -> None:
-    if isinstance(e, ev.TaskStarted):
-        t.status, t.forced, t.detail = "running", e.forced, ""
-    elif isinstance(e, ev.StageEntered):
-        if e.forward and e.previous is not None:
-            for key in [k for k in t.ledgers if k.startswith(e.previous + "/")]:
-                del t.ledgers[key]
-        new_visit = e.previous is not None or t.stage != e.stage
-        if new_visit:
-            t.infra_faults = t.visit_attempts = 0
-            if e.stage == "design-review":
-                t.design_rounds += 1
-            elif e.stage == "review":
-                t.review_rounds += 1
-        t.stage, t.resume_at, t.lane_results, t.live = e.stage, None, {}, {}
-        t.status = "running"
-    elif isinstance(e, ev.StageDispatched):
-        t.attempts[e.stage] = t.attempts.get(e.stage, 0) + 1
-        t.visit_attempts += 1
-        t.live[e.lane] = Attempt(e.stage, e.attempt, e.lane, e.token)
-        if spec(e.stage).writes:
-            t.branch_started = True
-    elif isinstance(e, ev.AttemptJudged):
-        t.live.pop(e.lane, None)
-        t.verdict = {
-            "stage": e.stage,
-            "attempt": e.attempt,
-            "lane": e.lane or None,
-            "outcome": e.outcome,
-            "passed": e.outcome == "passed",
-            "detail": e.detail,
-            "checks": [c.model_dump(mode="json", exclude_defaults=True) for c in e.checks],
-        }
-        if e.lane:
-            t.lane_results[e.lane] = (e.outcome, e.detail)
-        if e.outcome in ("gate", "changes"):
-            t.feedback = e.detail
-    elif isinstance(e, ev.FaultRecorded):
-        m = s.metrics
-        if e.kind == "infra":
-            t.infra_faults += 1
-            if e.retried:
-                m.infra_retries += 1
-            else:
-                m.infra_faults += 1
-        elif e.kind == "provider":
-            m.provider_faults += 1
+# -- the run ---------------------------------------------------------------------
+
+
+def _run_started(s: RunState, e: ev.RunStarted) -> None:
+    s.run_id, s.base, s.config, s.excluded = e.run_id, e.base, e.config, tuple(e.held)
+    s.roadmap = parse_roadmap(e.roadmap, external_met=e.config.external_met)
+    s.tasks = units_of(s.roadmap)
+    s.recovery = Recovery(survivors={v.branch: v for v in e.survivors})
+
+
+def _run_stopped(s: RunState, e: ev.RunStopped) -> None:
+    s.stop = Stop(e.kind, e.reason)
+
+
+def _stop_lifted(s: RunState, e: ev.StopLifted) -> None:
+    s.stop = None
+
+
+def _run_halted(s: RunState, e: ev.RunHalted) -> None:
+    s.stop = Stop("operator", f"halted by {e.by}: {e.reason}" if e.reason else f"halted by {e.by}")
+    s.moves.append({"move": "halt", "by": e.by, "reason": e.reason})
+
+
+def _run_resumed(s: RunState, e: ev.RunResumed) -> None:
+    s.stop = None
+    s.moves.append({"move": "resume", "by": e.by, "reason": e.reason})
+
+
+def _move_rejected(s: RunState, e: ev.MoveRejected) -> None:
+    s.moves.append(
+        {"move": e.move, "task": e.task, "by": e.by, "reason": e.reason, "rejected": e.why}
+    )
+
+
+def _run_ended(s: RunState, e: ev.RunEnded) -> None:
+    s.ended, s.remediation = True, e.remediation
+
+
+# -- recovery (its slice is `recovery_state`'s; a task event also names a known task) --
+
+
+def _recovery_planned(s: RunState, e: ev.RecoveryPlanned) -> None:
+    recovery_state.planned(s.recovery, e)
+
+
+def _recovery_unresolved(s: RunState, e: ev.RecoveryUnresolved) -> None:
+    recovery_state.unresolved(s.recovery, e)
+
+
+def _recovery_assess_requested(s: RunState, e: ev.RecoveryAssessRequested) -> None:
+    s.tasks[e.task].awaiting = "survivor-assess"
+
+
+def _recovery_assessed(s: RunState, e: ev.RecoveryAssessed) -> None:
+    recovery_state.assessed(s.recovery, e)
+    s.tasks[e.task].awaiting = None
+
+
+def _recovery_decided(s: RunState, e: ev.RecoveryDecided) -> None:
+    recovery_state.decided(s.recovery, e)
+    _ = s.tasks[e.task]  # like every task event, it names a task of the run
+
+
+def _recovery_resumed(s: RunState, e: ev.RecoveryResumed) -> None:
+    recovery_state.resumed(s.recovery, e)
+    t = s.tasks[e.task]
+    t.status, t.detail, t.branch_started = "running", "", True
+
+
+# -- a task's work -----------------------------------------------------------------
+
+
+def _task_started(s: RunState, e: ev.TaskStarted) -> None:
+    t = s.tasks[e.task]
+    t.status, t.forced, t.detail = "running", e.forced, ""
+
+
+def _stage_entered(s: RunState, e: ev.StageEntered) -> None:
+    t = s.tasks[e.task]
+    if e.forward and e.previous is not None:
+        for key in [k for k in t.ledgers if k.startswith(e.previous + "/")]:
+            del t.ledgers[key]
+    new_visit = e.previous is not None or t.stage != e.stage
+    if new_visit:
+        t.infra_faults = t.visit_attempts = 0
+        if e.stage == "design-review":
+            t.design_rounds += 1
+        elif e.stage == "review":
+            t.review_rounds += 1
+    t.stage, t.resume_at, t.lane_results, t.live = e.stage, None, {}, {}
+    t.status = "running"
+
+
+def _stage_dispatched(s: RunState, e: ev.StageDispatched) -> None:
+    t = s.tasks[e.task]
+    t.attempts[e.stage] = t.attempts.get(e.stage, 0) + 1
+    t.visit_attempts += 1
+    t.live[e.lane] = Attempt(e.stage, e.attempt, e.lane, e.token)
+    if spec(e.stage).writes:
+        t.branch_started = True
+
+
+def _attempt_judged(s: RunState, e: ev.AttemptJudged) -> None:
+    t = s.tasks[e.task]
+    t.live.pop(e.lane, None)
+    t.verdict = {
+        "stage": e.stage,
+        "attempt": e.attempt,
+        "lane": e.lane or None,
+        "outcome": e.outcome,
+        "passed": e.outcome == "passed",
+        "detail": e.detail,
+        "checks": [c.model_dump(mode="json", exclude_defaults=True) for c in e.checks],
+    }
+    if e.lane:
+        t.lane_results[e.lane] = (e.outcome, e.detail)
+    if e.outcome in ("gate", "changes"):
+        t.feedback = e.detail
+
+
+def _stale_verdict_ignored(s: RunState, e: ev.StaleVerdictIgnored) -> None:
+    _ = s.tasks[e.task]  # only for the log; like every task event, it names a task of the run
+
+
+def _fault_recorded(s: RunState, e: ev.FaultRecorded) -> None:
+    t, m = s.tasks[e.task], s.metrics
+    if e.kind == "infra":
+        t.infra_faults += 1
+        if e.retried:
+            m.infra_retries += 1
         else:
-            m.auth_faults += 1
-    elif isinstance(e, ev.GateCharged):
-        old = t.ledger(e.stage, e.gate)
-        t.ledgers[f"{e.stage}/{e.gate}"] = Ledger(e.fingerprint, e.charges, old.reset_used)
-    elif isinstance(e, ev.JudgeRequested):
-        t.awaiting = "judge"
-    elif isinstance(e, ev.GateJudgeDecided):
-        t.awaiting = None
-        if e.decision == "continue":
-            t.ledgers[f"{e.stage}/{e.gate}"] = Ledger(None, 0, reset_used=True)
-    elif isinstance(e, ev.TicketOpened):
-        t.tickets_opened = e.ticket
-        t.routes[e.origin] = t.routes.get(e.origin, 0) + 1
-        t.ticket = Ticket(e.ticket, e.origin, e.gate, e.category, e.route, e.reason)
-    elif isinstance(e, ev.TicketClosed):
-        t.ticket = None
-    elif isinstance(e, ev.TaskFailed):
-        t.status, t.stage, t.detail, t.live = e.status, e.stage, e.detail, {}
-    elif isinstance(e, ev.TaskDeferred):
-        t.status, t.stage, t.detail, t.live = "deferred", e.stage, e.detail, {}
-    elif isinstance(e, ev.TaskParked):
-        t.status = "blocked"
-        t.detail = f"parked: depends on {e.because}, which did not land"
-    elif isinstance(e, ev.TaskReleased):
-        t.status, t.detail = "pending", ""
-    elif isinstance(e, ev.TaskSuspended):
-        t.status, t.resume_at, t.detail = "pending", e.stage, e.detail
-    elif isinstance(e, ev.IntegrationRequested):
-        t.awaiting, t.stage = "integrate", "integrate"
-        t.attempts["integrate"] = t.attempts.get("integrate", 0) + 1
-    elif isinstance(e, ev.IntegrationRecorded):
-        t.awaiting = None
-    elif isinstance(e, ev.TaskLanded):
-        t.status, t.landed_sha, t.detail, t.stage = "landed", e.sha, "", "integrate"
-        s.landed.append(t.id)
-    elif isinstance(e, ev.TaskMergedByPerson):
-        t.status, t.landed_sha, t.stage = "landed", e.sha, "integrate"
-        t.detail = f"pull request #{e.number} merged by {e.by}"
-        t.live, t.awaiting = {}, None
-        s.landed.append(t.id)
-    elif isinstance(e, ev.TaskManualMergeReady):
-        t.status, t.detail = "manual-merge-ready", e.detail
-    elif isinstance(e, ev.AssessmentRequested):
-        t.awaiting = "assess"
-    elif isinstance(e, ev.AssessmentRecorded):
-        t.awaiting, t.assessment = None, e.assessment
-    elif isinstance(e, ev.SalvageRequested):
-        t.awaiting = "salvage"
-    elif isinstance(e, ev.SalvageRecorded):
-        t.awaiting, t.salvage = None, e.salvage
-    elif isinstance(e, ev.TaskRetried | ev.TaskRearmed):
-        _reset(t)
-        if isinstance(e, ev.TaskRearmed):
-            t.overrides = {**t.overrides, **e.overrides}
-        s.moves.append(
-            {
-                "move": "retry" if isinstance(e, ev.TaskRetried) else "rearm",
-                "task": t.id,
-                "by": e.by,
-                "reason": e.reason,
-            }
-        )
-    elif isinstance(e, ev.StageCompletedManually):
-        t.verdict = {
-            "stage": e.stage,
-            "outcome": "passed",
-            "passed": True,
-            "detail": "manual pass",
-            "checks": [c.model_dump(mode="json", exclude_defaults=True) for c in e.checks],
-        }
-        t.status, t.detail, t.live = "running", "", {}
-        s.moves.append(
-            {"move": "complete", "task": t.id, "stage": e.stage, "by": e.by, "reason": e.reason}
-        )
-    elif isinstance(e, ev.TaskForceStarted):
-        s.moves.append({"move": "force-start", "task": t.id, "by": e.by, "reason": e.reason})
-    elif isinstance(e, ev.RecoveryAssessRequested):
-        t.awaiting = "survivor-assess"
-    elif isinstance(e, ev.RecoveryAssessed):
-        t.awaiting = None
-    elif isinstance(e, ev.RecoveryResumed):
-        t.status, t.detail, t.branch_started = "running", "", True
+            m.infra_faults += 1
+    elif e.kind == "provider":
+        m.provider_faults += 1
+    else:
+        m.auth_faults += 1
+
+
+def _gate_charged(s: RunState, e: ev.GateCharged) -> None:
+    t = s.tasks[e.task]
+    old = t.ledger(e.stage, e.gate)
+    t.ledgers[f"{e.stage}/{e.gate}"] = Ledger(e.fingerprint, e.charges, old.reset_used)
+
+
+def _judge_requested(s: RunState, e: ev.JudgeRequested) -> None:
+    s.tasks[e.task].awaiting = "judge"
+
+
+def _gate_judge_decided(s: RunState, e: ev.GateJudgeDecided) -> None:
+    t = s.tasks[e.task]
+    t.awaiting = None
+    if e.decision == "continue":
+        t.ledgers[f"{e.stage}/{e.gate}"] = Ledger(None, 0, reset_used=True)
+
+
+def _ticket_opened(s: RunState, e: ev.TicketOpened) -> None:
+    t = s.tasks[e.task]
+    t.tickets_opened = e.ticket
+    t.routes[e.origin] = t.routes.get(e.origin, 0) + 1
+    t.ticket = Ticket(e.ticket, e.origin, e.gate, e.category, e.route, e.reason)
+
+
+def _ticket_closed(s: RunState, e: ev.TicketClosed) -> None:
+    s.tasks[e.task].ticket = None
+
+
+# -- a task's status -----------------------------------------------------------------
+
+
+def _task_failed(s: RunState, e: ev.TaskFailed) -> None:
+    t = s.tasks[e.task]
+    t.status, t.stage, t.detail, t.live = e.status, e.stage, e.detail, {}
+
+
+def _task_deferred(s: RunState, e: ev.TaskDeferred) -> None:
+    t = s.tasks[e.task]
+    t.status, t.stage, t.detail, t.live = "deferred", e.stage, e.detail, {}
+
+
+def _task_parked(s: RunState, e: ev.TaskParked) -> None:
+    t = s.tasks[e.task]
+    t.status = "blocked"
+    t.detail = f"parked: depends on {e.because}, which did not land"
+
+
+def _task_released(s: RunState, e: ev.TaskReleased) -> None:
+    t = s.tasks[e.task]
+    t.status, t.detail = "pending", ""
+
+
+def _task_suspended(s: RunState, e: ev.TaskSuspended) -> None:
+    t = s.tasks[e.task]
+    t.status, t.resume_at, t.detail = "pending", e.stage, e.detail
+
+
+# -- landing, assessment and salvage ---------------------------------------------------
+
+
+def _integration_requested(s: RunState, e: ev.IntegrationRequested) -> None:
+    t = s.tasks[e.task]
+    t.awaiting, t.stage = "integrate", "integrate"
+    t.attempts["integrate"] = t.attempts.get("integrate", 0) + 1
+
+
+def _integration_recorded(s: RunState, e: ev.IntegrationRecorded) -> None:
+    s.tasks[e.task].awaiting = None
+
+
+def _task_landed(s: RunState, e: ev.TaskLanded) -> None:
+    t = s.tasks[e.task]
+    t.status, t.landed_sha, t.detail, t.stage = "landed", e.sha, "", "integrate"
+    s.landed.append(t.id)
+
+
+def _task_merged_by_person(s: RunState, e: ev.TaskMergedByPerson) -> None:
+    t = s.tasks[e.task]
+    t.status, t.landed_sha, t.stage = "landed", e.sha, "integrate"
+    t.detail = f"pull request #{e.number} merged by {e.by}"
+    t.live, t.awaiting = {}, None
+    s.landed.append(t.id)
+
+
+def _task_manual_merge_ready(s: RunState, e: ev.TaskManualMergeReady) -> None:
+    t = s.tasks[e.task]
+    t.status, t.detail = "manual-merge-ready", e.detail
+
+
+def _assessment_requested(s: RunState, e: ev.AssessmentRequested) -> None:
+    s.tasks[e.task].awaiting = "assess"
+
+
+def _assessment_recorded(s: RunState, e: ev.AssessmentRecorded) -> None:
+    t = s.tasks[e.task]
+    t.awaiting, t.assessment = None, e.assessment
+
+
+def _salvage_requested(s: RunState, e: ev.SalvageRequested) -> None:
+    s.tasks[e.task].awaiting = "salvage"
+
+
+def _salvage_recorded(s: RunState, e: ev.SalvageRecorded) -> None:
+    t = s.tasks[e.task]
+    t.awaiting, t.salvage = None, e.salvage
+
+
+# -- operator moves on a task ------------------------------------------------------------
+
+
+def _task_retried(s: RunState, e: ev.TaskRetried) -> None:
+    t = s.tasks[e.task]
+    _reset(t)
+    s.moves.append({"move": "retry", "task": t.id, "by": e.by, "reason": e.reason})
+
+
+def _task_rearmed(s: RunState, e: ev.TaskRearmed) -> None:
+    t = s.tasks[e.task]
+    _reset(t)
+    t.overrides = {**t.overrides, **e.overrides}
+    s.moves.append({"move": "rearm", "task": t.id, "by": e.by, "reason": e.reason})
+
+
+def _stage_completed_manually(s: RunState, e: ev.StageCompletedManually) -> None:
+    t = s.tasks[e.task]
+    t.verdict = {
+        "stage": e.stage,
+        "outcome": "passed",
+        "passed": True,
+        "detail": "manual pass",
+        "checks": [c.model_dump(mode="json", exclude_defaults=True) for c in e.checks],
+    }
+    t.status, t.detail, t.live = "running", "", {}
+    s.moves.append(
+        {"move": "complete", "task": t.id, "stage": e.stage, "by": e.by, "reason": e.reason}
+    )
+
+
+def _task_force_started(s: RunState, e: ev.TaskForceStarted) -> None:
+    t = s.tasks[e.task]
+    s.moves.append({"move": "force-start", "task": t.id, "by": e.by, "reason": e.reason})
 
 
 def _reset(t: TaskState) -> None:
@@ -399,3 +517,52 @@ def _reset(t: TaskState) -> None:
     t.design_rounds = t.review_rounds = 0
     t.assessment = t.salvage = None
     t.awaiting, t.forced = None, False
+
+
+Reducer = Callable[[RunState, Any], None]
+
+# One reducer per event type, as `decide` has one handler per input type.
+REDUCERS: dict[type, Reducer] = {
+    ev.RunStarted: _run_started,
+    ev.TaskStarted: _task_started,
+    ev.StageEntered: _stage_entered,
+    ev.StageDispatched: _stage_dispatched,
+    ev.AttemptJudged: _attempt_judged,
+    ev.StaleVerdictIgnored: _stale_verdict_ignored,
+    ev.FaultRecorded: _fault_recorded,
+    ev.GateCharged: _gate_charged,
+    ev.GateJudgeDecided: _gate_judge_decided,
+    ev.JudgeRequested: _judge_requested,
+    ev.TicketOpened: _ticket_opened,
+    ev.TicketClosed: _ticket_closed,
+    ev.TaskFailed: _task_failed,
+    ev.TaskDeferred: _task_deferred,
+    ev.TaskParked: _task_parked,
+    ev.TaskReleased: _task_released,
+    ev.TaskSuspended: _task_suspended,
+    ev.IntegrationRequested: _integration_requested,
+    ev.IntegrationRecorded: _integration_recorded,
+    ev.TaskLanded: _task_landed,
+    ev.TaskMergedByPerson: _task_merged_by_person,
+    ev.TaskManualMergeReady: _task_manual_merge_ready,
+    ev.AssessmentRequested: _assessment_requested,
+    ev.AssessmentRecorded: _assessment_recorded,
+    ev.SalvageRequested: _salvage_requested,
+    ev.SalvageRecorded: _salvage_recorded,
+    ev.RecoveryPlanned: _recovery_planned,
+    ev.RecoveryAssessRequested: _recovery_assess_requested,
+    ev.RecoveryAssessed: _recovery_assessed,
+    ev.RecoveryDecided: _recovery_decided,
+    ev.RecoveryResumed: _recovery_resumed,
+    ev.RecoveryUnresolved: _recovery_unresolved,
+    ev.RunStopped: _run_stopped,
+    ev.StopLifted: _stop_lifted,
+    ev.TaskRetried: _task_retried,
+    ev.TaskRearmed: _task_rearmed,
+    ev.StageCompletedManually: _stage_completed_manually,
+    ev.TaskForceStarted: _task_force_started,
+    ev.RunHalted: _run_halted,
+    ev.RunResumed: _run_resumed,
+    ev.MoveRejected: _move_rejected,
+    ev.RunEnded: _run_ended,
+}

@@ -38,10 +38,6 @@ class HeadMoved(GitHubError):
     """409 on merge: the head is no longer the SHA that was verified."""
 
 
-class Conflict(GitHubError):
-    """409 elsewhere: the resource changed underneath the request."""
-
-
 class RateLimited(GitHubError):
     """A rate limit outlasted the retry budget."""
 

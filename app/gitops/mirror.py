@@ -115,11 +115,6 @@ class Mirror:
                 )
         yield path
 
-    def drop_worktree(self, path: Path) -> None:
-        """Remove a kept worktree that could not be reset (the next use recreates it)."""
-        with self.locked():
-            self._remove(path)
-
     def delete_branches(self, names: Sequence[str]) -> None:
         """Drop local branches an integration made; missing ones are fine."""
         with self.locked(), contextlib.suppress(GitError):

@@ -180,7 +180,6 @@ class GitError(Exception):
     """A git command failed; the message is already redacted."""
 
     def __init__(self, args: Sequence[str], returncode: int, stderr: str) -> None:
-        self.args_run = tuple(args)
         self.returncode = returncode
         self.stderr = stderr
         detail = stderr.strip().splitlines()[-1] if stderr.strip() else f"exit {returncode}"

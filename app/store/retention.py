@@ -22,8 +22,6 @@ from app.store.base import Part
 from app.store.inbox import FINAL_STATUSES
 from app.store.schema import deliveries, github_events, outbox, run_events
 
-DAY = 86_400.0
-
 
 @dataclass(frozen=True)
 class Pruned:

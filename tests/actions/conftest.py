@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.core.verdict import Verdict
+from tests.support import git
 
 ROADMAP = """\
 ## 1. Runner
@@ -26,27 +27,6 @@ ROADMAP = """\
 - [ ] 1.1.2. Add a farewell module
   - Requires 1.1.1.
 """
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Test Author",
-    "GIT_AUTHOR_EMAIL": "author@example.com",
-    "GIT_COMMITTER_NAME": "Test Author",
-    "GIT_COMMITTER_EMAIL": "author@example.com",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-
-
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(
-        ["git", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env={**os.environ, **GIT_ENV},
-        check=True,
-    )
-    return proc.stdout.strip()
 
 
 @dataclass

@@ -11,7 +11,8 @@ import pytest
 
 from app.core.execplan import REQUIRED_SECTIONS
 from app.core.verdict import EXIT_TIMEOUT, Verdict, completion_marker
-from tests.actions.conftest import alive, git, group_members
+from tests.actions.conftest import alive, group_members
+from tests.support import git
 
 TOKEN = "tok-current-1"
 MARKER = completion_marker(TOKEN)
@@ -32,7 +33,7 @@ def test_marker_passes_commits_under_machine_identity_and_pushes(repo, make_agen
         print({MARKER!r})
         """,
     )
-    before = git(repo.clone, "rev-parse", "HEAD")
+    before = git(repo.clone, "rev-parse", "HEAD").strip()
     result = stage(repo.clone, agent, "--identity-name", "odw-bot", "--identity-email", "bot@x.org")
     assert result.code == 0, result.stderr
     v = result.verdict
@@ -46,11 +47,11 @@ def test_marker_passes_commits_under_machine_identity_and_pushes(repo, make_agen
     assert v.head_after != before and v.commits == [v.head_after]
     assert v.dirty is False
     assert repo.origin_head("roadmap-1-1-1") == v.head_after
-    who = git(repo.origin, "log", "-1", "--format=%an <%ae>|%cn <%ce>", "roadmap-1-1-1")
+    who = git(repo.origin, "log", "-1", "--format=%an <%ae>|%cn <%ce>", "roadmap-1-1-1").strip()
     assert who == "odw-bot <bot@x.org>|odw-bot <bot@x.org>"
     assert "working" in v.output_tail
     # The runner pushes the task branch and nothing else.
-    assert git(repo.origin, "for-each-ref", "--format=%(refname)") == (
+    assert git(repo.origin, "for-each-ref", "--format=%(refname)").strip() == (
         "refs/heads/main\nrefs/heads/roadmap-1-1-1"
     )
 

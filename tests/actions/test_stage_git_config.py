@@ -10,8 +10,8 @@ import secrets
 from pathlib import Path
 
 from app.core.verdict import completion_marker
-from tests.actions.conftest import git
 from tests.gitops.http_origin import GitHttpServer, redirecting_to
+from tests.support import git
 
 TOKEN = "tok-current-1"
 MARKER = completion_marker(TOKEN)
@@ -46,7 +46,7 @@ def test_push_follow_tags_set_by_the_agent_does_not_push_its_tag(repo, make_agen
     )
     result = stage(repo.clone, agent)
     assert result.verdict.passed, result.verdict.checks
-    assert repo.origin_head("roadmap-1-1-1") == git(repo.clone, "rev-parse", "HEAD")
+    assert repo.origin_head("roadmap-1-1-1") == git(repo.clone, "rev-parse", "HEAD").strip()
     assert "refs/tags/main-hijack" not in refs(repo.origin)
     assert refs(repo.origin) == ["refs/heads/main", "refs/heads/roadmap-1-1-1"]
 
@@ -175,7 +175,7 @@ def test_the_push_token_reaches_only_the_runners_push(repo, make_agent, stage, t
     assert result.verdict.passed, result.verdict.checks
     assert seen.read_text() == ""
     assert not token_file.exists()
-    assert repo.origin_head("roadmap-1-1-1") == git(repo.clone, "rev-parse", "HEAD")
+    assert repo.origin_head("roadmap-1-1-1") == git(repo.clone, "rev-parse", "HEAD").strip()
     assert repo.origin_head("agent-push") is None
     assert any("receive-pack" in path for path in authorised)
     assert token not in result.stdout + result.stderr

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from app.core.verdict import completion_marker
-from tests.actions.conftest import alive, git
+from tests.actions.conftest import alive
+from tests.support import git
 
 TOKEN = "tok-current-1"
 MARKER = completion_marker(TOKEN)
@@ -31,7 +32,7 @@ def test_execplan_edit_then_crash_is_bundled_not_committed(repo, make_agent, sta
         sys.exit(2)
         """,
     )
-    before = git(repo.clone, "rev-parse", "HEAD")
+    before = git(repo.clone, "rev-parse", "HEAD").strip()
     result = stage(repo.clone, agent)
     v = result.verdict
     assert result.code == 1 and v.fault is None
@@ -306,7 +307,7 @@ def test_config_file_supplies_agent_gates_identity_and_deadline(
     data = json.loads(out.read_text())
     assert data["deadline"] == 7
     assert [g["command"] for g in data["gates"]] == ["test -f f.txt"]
-    assert git(repo.origin, "log", "-1", "--format=%cn", "roadmap-1-1-1") == "cfg-bot"
+    assert git(repo.origin, "log", "-1", "--format=%cn", "roadmap-1-1-1").strip() == "cfg-bot"
 
 
 def test_bad_config_is_a_usage_error(repo, run_odw, tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ installed sample repository, and an App on an injected clock."""
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from app.github.retry import RetryPolicy
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.oracles import REST_OPENAPI, require_oracle
 from tests.fakegithub.state import Installation, Repository
+from tests.support import FakeClock
 
 REPO = "octo/demo"
 STAGE_WORKFLOW = """\
@@ -49,22 +49,6 @@ FILES = {
     "docs/roadmap.md": "# Roadmap\n\n- [ ] 1.1 First task\n",
     ".github/workflows/odw-stage.yml": STAGE_WORKFLOW,
 }
-
-
-@dataclass
-class FakeClock:
-    """Starts at the real time (tokens carry real expiry dates); moves only when told."""
-
-    t: float = field(default_factory=time.time)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def now(self) -> float:
-        with self.lock:
-            return self.t
-
-    def advance(self, seconds: float) -> None:
-        with self.lock:
-            self.t += seconds
 
 
 @dataclass
@@ -118,7 +102,7 @@ def installation(fake: FakeGitHub, repo: Repository) -> Installation:
 
 @pytest.fixture
 def clock() -> FakeClock:
-    return FakeClock()
+    return FakeClock(time.time())  # the real time: tokens carry real expiry dates
 
 
 @pytest.fixture

@@ -4,7 +4,8 @@ on an injected clock."""
 from __future__ import annotations
 
 from app.github.budget import ContentBudget
-from tests.github.conftest import FakeClock, RecordingSleeper
+from tests.github.conftest import RecordingSleeper
+from tests.support import FakeClock
 
 
 def test_the_81st_create_in_a_minute_waits_for_the_oldest_to_age_out() -> None:

@@ -15,7 +15,8 @@ from app.github.client import RepositoryClient
 from app.github.ports import CheckRunFields
 from tests.fakegithub import FakeGitHub, faults
 from tests.fakegithub.state import Repository
-from tests.github.conftest import FakeClock, RecordingSleeper
+from tests.github.conftest import RecordingSleeper
+from tests.support import FakeClock
 
 GET_REF = ("GET", "/repos/{owner}/{repo}/git/ref/{ref}")
 CREATE_CHECK = ("POST", "/repos/{owner}/{repo}/check-runs")

@@ -17,7 +17,8 @@ from app.github.errors import Forbidden
 from app.github.transport import Transport
 from app.settings import load_settings
 from tests.fakegithub import FakeGitHub
-from tests.github.conftest import REPO, FakeClock
+from tests.github.conftest import REPO
+from tests.support import FakeClock
 
 
 def test_the_app_jwt_is_rs256_backdated_60s_and_lives_ten_minutes(fake: FakeGitHub) -> None:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitops.origins import GIT_ENV, Origin
+from tests.gitops.origins import Origin
+from tests.support import GIT_ENV
 
 REAL_GIT = shutil.which("git") or "/usr/bin/git"
 

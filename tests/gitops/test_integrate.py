@@ -14,7 +14,8 @@ from app.gitops.lock import InProcessMergeLock, MergeLock
 from app.gitops.mirror import Mirror, normalise_remote
 from app.gitops.runner import GitRunner
 from tests.gitops.conftest import GitSpy
-from tests.gitops.origins import Origin, git, roadmap_text
+from tests.gitops.origins import Origin, roadmap_text
+from tests.support import git
 
 ALL_TASKS = ["1.1.1", "1.1.2", "1.1.3", "1.1.4", "1.1.5"]
 
@@ -48,7 +49,7 @@ def test_lands_one_squash_commit_with_trailers_and_the_box_ticked(origin: Origin
     mirror = Mirror(data_dir, normalise_remote(str(origin.path)), GitRunner())
     kept = [p.name for p in mirror.worktrees.iterdir()] if mirror.worktrees.is_dir() else []
     assert [name.startswith("kept-main-") for name in kept] == [True]
-    local = git("for-each-ref", "--format=%(refname)", "refs/heads", cwd=mirror.path).split()
+    local = git(mirror.path, "for-each-ref", "--format=%(refname)", "refs/heads").split()
     assert local == []  # the work is done detached: no local branch to clean up
 
 
@@ -152,9 +153,9 @@ def test_protected_base_is_reported_after_one_attempt(origin: Origin, data_dir: 
 def test_landed_without_a_tick_fails_closed(origin: Origin, data_dir: Path):
     work = origin.clone()
     (work / "x.txt").write_text("x\n")
-    git("add", "x.txt", cwd=work)
-    git("commit", "-qm", "hand-landed\n\nODW-Task: 1.1.1", cwd=work)
-    git("push", "-q", "origin", "HEAD:main", cwd=work)
+    git(work, "add", "x.txt")
+    git(work, "commit", "-qm", "hand-landed\n\nODW-Task: 1.1.1")
+    git(work, "push", "-q", "origin", "HEAD:main")
     origin.task_branch("1.1.1")
     refs = origin.refs()
     report = land(origin, "1.1.1", data_dir)
@@ -166,8 +167,8 @@ def test_landed_without_a_tick_fails_closed(origin: Origin, data_dir: Path):
 def test_ticked_without_a_landing_commit_fails_closed(origin: Origin, data_dir: Path):
     work = origin.clone()
     (work / "docs" / "roadmap.md").write_text(tick(roadmap_text(ALL_TASKS), "1.1.2"))
-    git("commit", "-qam", "ticked by hand", cwd=work)
-    git("push", "-q", "origin", "HEAD:main", cwd=work)
+    git(work, "commit", "-qam", "ticked by hand")
+    git(work, "push", "-q", "origin", "HEAD:main")
     origin.task_branch("1.1.2")
     refs = origin.refs()
     report = land(origin, "1.1.2", data_dir)

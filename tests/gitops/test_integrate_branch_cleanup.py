@@ -8,7 +8,8 @@ import pytest
 
 from app.gitops import InProcessMergeLock, integrate
 from tests.gitops.conftest import GitSpy
-from tests.gitops.origins import Origin, git
+from tests.gitops.origins import Origin
+from tests.support import git
 
 
 def _land(origin: Origin, data_dir: Path, task_id: str, **kw: object):
@@ -59,10 +60,10 @@ def test_a_worktree_left_dirty_by_a_killed_landing_is_reset_before_the_next(
     (kept,) = (data_dir / "worktrees").glob("*/kept-*")
     (kept / "README.md").write_text("half-written by a landing that was killed\n")
     (kept / "docs" / "roadmap.md").write_text("staged, never committed\n")
-    git("add", "docs/roadmap.md", cwd=kept)
+    git(kept, "add", "docs/roadmap.md")
 
     report = _land(origin, data_dir, "1.1.2", delete_branch=False)
 
     assert report.complete, report.summary
-    assert git("show", f"{report.sha}:README.md", cwd=origin.path) == "demo\n"
+    assert git(origin.path, "show", f"{report.sha}:README.md") == "demo\n"
     assert "- [x] 1.1.2. " in origin.roadmap() and "- [x] 1.1.1. " in origin.roadmap()

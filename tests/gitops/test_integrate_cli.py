@@ -11,7 +11,8 @@ from pathlib import Path
 from app.core.roadmap_edit import is_ticked
 from tests.conftest import RunOdw, odw_executable
 from tests.gitops.conftest import GitSpy
-from tests.gitops.origins import Origin, git
+from tests.gitops.origins import Origin
+from tests.support import git
 
 
 def cli_args(origin: Origin, task_id: str, data_dir: Path, *extra: str) -> list[str]:
@@ -160,7 +161,7 @@ def test_crash_after_push_then_rerun_pushes_nothing(
     assert done.returncode == 0 and report["attempts"] == 0 and report["sha"] == landed[0]
     assert "push" not in spy.subcommands()
     assert origin.task_commits("1.1.4") == landed
-    git("fsck", "--no-progress", cwd=origin.path)
+    git(origin.path, "fsck", "--no-progress")
 
 
 def test_an_unusable_data_dir_is_one_clear_line(origin: Origin, tmp_path: Path, run_odw: RunOdw):

@@ -16,33 +16,14 @@ import yaml
 
 from tests.actions.conftest import make_agent, repo  # noqa: F401 - fixtures for the stage runner
 from tests.conftest import REPO_ROOT, odw_executable
+from tests.support import git
 
 SCRIPTED_AGENT = REPO_ROOT / "examples" / "agents" / "scripted_agent.py"
 AGENT = f"{sys.executable} {SCRIPTED_AGENT}"
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Maintainer",
-    "GIT_AUTHOR_EMAIL": "maintainer@example.com",
-    "GIT_COMMITTER_NAME": "Maintainer",
-    "GIT_COMMITTER_EMAIL": "maintainer@example.com",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 # Deadlines that stop a hung stage; a stage here takes seconds, but tens of
 # seconds on a loaded 2-core machine, so they leave room for that.
 AGENT_STAGES = ("plan", "design-review", "implement", "review", "fix")
 FAST = {"stageDeadlines": dict.fromkeys(AGENT_STAGES, 60)}
-
-
-def git(cwd: Path, *args: str, check: bool = True) -> str:
-    proc = subprocess.run(
-        ["git", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=30,
-        env={**os.environ, **GIT_ENV},
-        check=check,
-    )
-    return proc.stdout
 
 
 @dataclass

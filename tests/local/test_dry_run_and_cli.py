@@ -11,7 +11,8 @@ import pytest
 
 from app.store import Store
 from app.store.store import sqlite_url
-from tests.local.conftest import AGENT, FAST, git, make_project, result_of
+from tests.local.conftest import AGENT, FAST, make_project, result_of
+from tests.support import git
 
 pytestmark = pytest.mark.slow
 

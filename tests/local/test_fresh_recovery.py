@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from tests.local.conftest import FAST, git, result_of
+from tests.local.conftest import FAST, result_of
+from tests.support import git
 
 pytestmark = pytest.mark.slow
 

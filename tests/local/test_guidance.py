@@ -19,7 +19,8 @@ from app.store import Store
 from app.store.store import sqlite_url
 from tests.conftest import odw_executable
 from tests.golden import assert_matches_golden
-from tests.local.conftest import AGENT, FAST, Project, git, make_project
+from tests.local.conftest import AGENT, FAST, Project, make_project
+from tests.support import git
 
 GOLDEN = Path(__file__).resolve().parents[1] / "cli" / "golden"
 ROADMAP = """\

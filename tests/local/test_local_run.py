@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.local.conftest import FAST, git, result_of
+from tests.local.conftest import FAST, result_of
+from tests.support import git
 
 pytestmark = pytest.mark.slow
 

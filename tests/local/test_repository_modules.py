@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.hostile_modules import HOSTILE, module_text, plant
-from tests.local.conftest import AGENT, FAST, Project, git, make_project
+from tests.local.conftest import AGENT, FAST, Project, make_project
+from tests.support import git
 
 pytestmark = pytest.mark.slow
 

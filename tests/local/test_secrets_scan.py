@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from tests.leakscan import CmdlineSampler, leaks
-from tests.local.conftest import FAST, SCRIPTED_AGENT, git
+from tests.local.conftest import FAST, SCRIPTED_AGENT
+from tests.support import git
 
 ROADMAP = "## Phase 1\n- [ ] 1.1.1. First\n"
 CREDENTIALS = (

@@ -10,7 +10,7 @@ import pytest
 from app.core.execplan import REQUIRED_SECTIONS
 from app.core.identity import Identity
 from app.local.stage_runner import LocalRunnerError, run_local_stage
-from tests.actions.conftest import git
+from tests.support import git
 
 PLANNER = (
     f"SECTIONS = {list(REQUIRED_SECTIONS)!r}\n"
@@ -60,7 +60,7 @@ def test_plan_then_implement_on_the_remote_task_branch(repo, make_agent, tmp_pat
     assert run.exit_code == 0
     planned = repo.origin_head("roadmap-1-1-1")
     assert planned == run.verdict.head_after
-    assert git(repo.origin, "log", "-1", "--format=%an", "roadmap-1-1-1") == "local-bot"
+    assert git(repo.origin, "log", "-1", "--format=%an", "roadmap-1-1-1").strip() == "local-bot"
     assert "branch: roadmap-1-1-1" in git(
         repo.origin, "show", "roadmap-1-1-1:docs/execplans/1-1-1.md"
     )
@@ -79,7 +79,7 @@ def test_plan_then_implement_on_the_remote_task_branch(repo, make_agent, tmp_pat
     )
     assert run2.verdict.passed, run2.verdict.checks
     assert run2.verdict.head_before == planned
-    assert git(repo.origin, "rev-parse", "roadmap-1-1-1~1") == planned
+    assert git(repo.origin, "rev-parse", "roadmap-1-1-1~1").strip() == planned
     assert worktrees(repo.clone) == [f"worktree {repo.clone}"]
     assert (run2.out_dir / "verdict.json").is_file()
 
@@ -192,4 +192,7 @@ def test_risky_config_the_agent_writes_into_the_shared_clone_is_undone(
     assert repo.origin_head("roadmap-1-1-1") is None
     config = git(repo.clone, "config", "--local", "--list")
     assert "pushinsteadof" not in config.lower()
-    assert git(repo.clone, "config", "--get-all", "url./srv/mirror/.insteadOf") == "/srv/owner/"
+    assert (
+        git(repo.clone, "config", "--get-all", "url./srv/mirror/.insteadOf").strip()
+        == "/srv/owner/"
+    )

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,21 +16,12 @@ from app.settings import Settings
 from app.store import Store
 from app.store.schema import github_events
 from app.web import create_app
-from tests.store.databases import database_url
 from tests.webhooks import oracle
 from webhooks.events import GitHubEvent
 from webhooks.router import Router
 
 SECRET = "errors-secret"
 PRIVATE = "text-from-a-private-comment"
-
-
-@pytest.fixture(params=["sqlite", "postgres"], ids=["sqlite", "postgres"])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    with database_url(request.param, tmp_path) as url:
-        s = Store.open(url)
-        yield s
-        s.close()
 
 
 def refused_write_router() -> Router:

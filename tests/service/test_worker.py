@@ -12,8 +12,8 @@ from app.service.outcome import HandlerContext, Ignore, TransientError
 from app.service.worker import DeliveryWorker, WorkerConfig, WorkerPool
 from app.store import Store
 from app.store.schema import github_events
-from tests.store.conftest import FakeClock
 from tests.store.reads import recorded_per_delivery
+from tests.support import FakeClock
 from tests.webhooks import oracle
 from webhooks.events import GitHubEvent
 from webhooks.router import Router

@@ -7,19 +7,7 @@ import pytest
 
 from app.store import Store
 from tests.store.databases import database_url
-
-
-class FakeClock:
-    """A clock the test moves; the store reads time only through it."""
-
-    def __init__(self, start: float = 1_000_000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+from tests.support import FakeClock
 
 
 @pytest.fixture

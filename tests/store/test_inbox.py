@@ -9,7 +9,7 @@ from sqlalchemy import event
 from app.store import LeaseLost, Store
 from app.store.inbox import NewDelivery
 from app.store.schema import github_events
-from tests.store.conftest import FakeClock
+from tests.support import FakeClock
 
 
 def test_a_delivery_id_is_stored_once(store: Store) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from app.gitops.lock import LeaseMergeLock, LockTimeout
 from app.store import Store
-from tests.store.conftest import FakeClock
+from tests.support import FakeClock
 
 
 def test_absent_lease_is_taken_and_a_live_owner_keeps_it(store: Store, clock: FakeClock) -> None:

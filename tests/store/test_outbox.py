@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from app.store import Store
-from tests.store.conftest import FakeClock
+from tests.support import FakeClock
 
 
 def test_enqueue_is_idempotent_by_key(store: Store) -> None:

@@ -8,7 +8,7 @@ import threading
 from app.service.retention import sweeper
 from app.settings import load_settings
 from app.store import Store
-from tests.store.conftest import FakeClock
+from tests.support import FakeClock
 
 DAY = 86_400.0
 FOURTEEN_DAYS = 14 * DAY
@@ -97,7 +97,7 @@ def test_retention_prunes_old_done_outbox_entries_of_ended_runs_only(
     _done(store, "live/old", "live")
     _done(store, "start/old", None)
     # Old but not done (waiting out a retry): never pruned.
-    later = clock.now + 2 * FOURTEEN_DAYS
+    later = clock() + 2 * FOURTEEN_DAYS
     store.outbox.enqueue("ended/pending", "dispatch", {}, run_id="ended", not_before=later)
     store.events.append("ended", [{"type": "run-ended"}], 1)
     clock.advance(FOURTEEN_DAYS + 1)

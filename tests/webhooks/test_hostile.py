@@ -5,7 +5,6 @@ edge checks what PostgreSQL would refuse, so both behave the same)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -17,19 +16,10 @@ from app.service.handlers import build_router
 from app.service.worker import DeliveryWorker, WorkerConfig
 from app.settings import Settings
 from app.store import Store
-from tests.store.databases import database_url
 from tests.webhooks import oracle
 from tests.webhooks.conftest import SECRET
 from webhooks.delivery import MAX_DEPTH, MAX_VALUES
 from webhooks.signature import sign
-
-
-@pytest.fixture(params=["sqlite", "postgres"], ids=["sqlite", "postgres"])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    with database_url(request.param, tmp_path) as url:
-        s = Store.open(url)
-        yield s
-        s.close()
 
 
 @pytest.fixture
