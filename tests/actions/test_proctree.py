@@ -47,7 +47,7 @@ def test_timeout_kills_a_child_that_ignores_sigterm(tmp_path: Path) -> None:
     assert result.signals_sent == ["SIGTERM", "SIGKILL"]
     assert result.survivors == [] and not result.cleanup_failed
     assert all(not alive(int(p)) for p in pid_file.read_text().split())
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < 30  # ended at the deadline, not by the children
 
 
 def test_polite_tree_stops_at_sigterm(tmp_path: Path) -> None:
@@ -64,7 +64,7 @@ def test_background_straggler_is_killed_after_a_clean_exit(tmp_path: Path) -> No
     assert result.exit_code == 0 and not result.timed_out
     assert result.stragglers == 1
     assert not alive(int(pid_file.read_text()))
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < 30  # the straggler was killed, not waited for (60 s)
 
 
 def test_missing_program_is_a_spawn_error(tmp_path: Path) -> None:

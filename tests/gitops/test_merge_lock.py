@@ -84,7 +84,7 @@ def test_busy_key_times_out_with_a_typed_error(lock: MergeLock) -> None:
         start = time.monotonic()
         with pytest.raises(LockTimeout) as info, lock.hold("repo#main", timeout=0.2):
             pytest.fail("entered a held lock")
-        assert 0.15 <= time.monotonic() - start < 5
+        assert 0.15 <= time.monotonic() - start < 30  # it waited; the bound only catches a hang
         assert info.value.key == "repo#main"
         assert "repo#main" in str(info.value)
     finally:

@@ -29,7 +29,7 @@ def test_a_call_past_its_deadline_is_killed_with_its_children(tmp_path: Path) ->
     start = time.monotonic()
     with pytest.raises(GitTimeout) as info:
         runner.run("-c", f"alias.hang=!echo $$ > {pidfile}; exec sleep 30", "hang", cwd=tmp_path)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 20  # killed at 0.5 s, not after the 30 s sleep
     assert info.value.returncode == 124
     assert "timed out after 0.5 s" in str(info.value)
     pid = int(pidfile.read_text())
@@ -213,7 +213,7 @@ def test_a_child_that_closes_its_pipes_and_lingers_is_killed_at_the_deadline(
     start = time.monotonic()
     with pytest.raises(GitTimeout, match=r"timed out after 0\.5 s"):
         GitRunner(timeout=0.5, git=str(fake)).run("status", cwd=tmp_path)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 20  # the deadline held, not the 30 s sleep
     pid = int(pidfile.read_text())
     deadline = time.monotonic() + 5
     while not _gone(pid) and time.monotonic() < deadline:

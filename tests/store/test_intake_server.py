@@ -171,7 +171,7 @@ def test_an_intake_that_does_not_answer_in_time_is_unavailable(store: Store) -> 
         started = time.monotonic()
         with pytest.raises(IntakeUnavailable, match="in time"):
             client.record(delivery("late"))
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < 30  # gave up, not hung
 
 
 def test_no_intake_at_all_is_unavailable_at_once(tmp_path: Path) -> None:
