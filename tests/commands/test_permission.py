@@ -138,6 +138,7 @@ def test_odw_yml_command_defaults() -> None:
         ("none", "read", False),
         ("custom-role", "read", False),
     ],
+    ids=["same", "above", "below-admin", "triage-below-write", "read", "none", "unknown-role"],
 )
 def test_levels_rank_lowest_first(have: str, need: str, allowed: bool) -> None:
     assert reaches(have, need) is allowed

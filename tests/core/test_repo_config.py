@@ -74,7 +74,11 @@ def test_a_document_that_is_not_a_mapping_is_a_clear_error(text: str, line: int)
     )
 
 
-@pytest.mark.parametrize("text", [None, "", b"", "\n\n", "# nothing set yet\n"])
+@pytest.mark.parametrize(
+    "text",
+    [None, "", b"", "\n\n", "# nothing set yet\n"],
+    ids=["no-file", "empty", "empty-bytes", "blank-lines", "comment-only"],
+)
 def test_no_file_and_an_empty_document_mean_the_defaults(text: str | bytes | None) -> None:
     # As before the one reader: the App, local mode and `odw stage --config`
     # all took an empty file as "nothing set" (the fake runner writes one).
