@@ -46,7 +46,7 @@ from app.apphost.pr_landing import RunLanding
 from app.apphost.preflight import check as check_credentials
 from app.apphost.runs import RunKey, find_open, new_run_id, open_runs, run_meta
 from app.apphost.settings import RunSettings, parse_settings
-from app.apphost.step import VIEWS, decide_step, effect_of, load_state, views_key
+from app.apphost.step import VIEWS, Step, decide_step, effect_of, load_state, views_key
 from app.apphost.sync import ViewSync
 from app.apphost.views import config_check
 from app.commands.launch import start_for
@@ -552,18 +552,7 @@ class Executor:
             client, run, attempt.run_id, attempt.task, attempt.stage, attempt.number,
             attempt.lane, attempt.token,
         )  # fmt: skip
-        step = api.submit(
-            self.store,
-            attempt.run_id,
-            StageFinished(
-                at=self.clock(),
-                task=attempt.task,
-                stage=attempt.stage,
-                token=attempt.token,
-                verdict=verdict,
-                fault=fault,
-            ),
-        )
+        step = self._finished(attempt, verdict, fault)
         return {
             "run": attempt.run_id,
             "task": attempt.task,
@@ -608,17 +597,19 @@ class Executor:
             kind="infra",
             detail=f"workflow run {payload['workflowRun']}: its verdict could not be read: {error}",
         )
-        api.submit(
-            self.store,
-            attempt.run_id,
-            StageFinished(
-                at=self.clock(),
-                task=attempt.task,
-                stage=attempt.stage,
-                token=attempt.token,
-                fault=fault,
-            ),
+        self._finished(attempt, None, fault)
+
+    def _finished(self, attempt: Attempt, verdict: Verdict | None, fault: Fault | None) -> Step:
+        """Tell the core an attempt is over, with its verdict or the fault that ended it."""
+        finished = StageFinished(
+            at=self.clock(),
+            task=attempt.task,
+            stage=attempt.stage,
+            token=attempt.token,
+            verdict=verdict,
+            fault=fault,
         )
+        return api.submit(self.store, attempt.run_id, finished)
 
     def verdict_of(
         self,
