@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import queue
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -69,6 +70,7 @@ class LocalStages:
         self._pool = ThreadPoolExecutor(
             max_workers=max(2, settings.config.max_parallel * 2), thread_name_prefix="odw-stage"
         )
+        self._aborted = threading.Event()
 
     # -- StagePort --------------------------------------------------------
     def start(self, dispatch: DispatchStage) -> None:
@@ -119,7 +121,10 @@ class LocalStages:
         """Interrupted: kill every attempt still running, so the threads end at once.
 
         The log still calls them live; the next run reports them as infra faults.
+        An attempt still starting when the flag is set kills itself at its spawn
+        (`_attempt`), so no agent outlives the interrupt.
         """
+        self._aborted.set()
         directory = self.files.directory
         for path in sorted(directory.glob("*.json")) if directory.is_dir() else []:
             record = _read_path(path)
@@ -128,6 +133,8 @@ class LocalStages:
 
     # -- one attempt ------------------------------------------------------
     def _run(self, d: DispatchStage) -> None:
+        if self._aborted.is_set():
+            return  # interrupted before this attempt began: start nothing
         if self.listener is not None:
             self.listener("started", d)
         try:
@@ -148,6 +155,11 @@ class LocalStages:
 
         def on_spawn(pid: int) -> None:
             self.files.update(d.key, pid=pid)
+            # The pid is recorded before the flag is read, and `abort` sets the
+            # flag before it reads the records: one of the two kills this process.
+            record = self.files.read(d.key) if self._aborted.is_set() else None
+            if record is not None:
+                kill_attempt(record, settle=1.0)
 
         run: StageRun
         if d.stage == "gates":

@@ -139,8 +139,9 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
     runs = p.clone / ".git" / "odw" / "runs"
     deadline = time.monotonic() + 60
     while not list(runs.glob("*/attempts/*.json")) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    time.sleep(0.5)
+        time.sleep(0.01)
+    # At once: the attempt is recorded but its agent may not have started yet,
+    # and an interrupt then must still end the run (it once hung on the agent).
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, out + err
