@@ -14,7 +14,6 @@ import json
 import queue
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from actions.gates import DEFAULT_GATE_TIMEOUT
@@ -67,9 +66,11 @@ class LocalStages:
         self.listener = listener
         self.files = AttemptFiles(run_dir / "attempts")
         self._done: queue.Queue[StageCompletion] = queue.Queue()
-        self._pool = ThreadPoolExecutor(
-            max_workers=max(2, settings.config.max_parallel * 2), thread_name_prefix="odw-stage"
-        )
+        # One daemon thread per attempt (the engine bounds how many are live): an
+        # interrupted run must exit even if an attempt was still starting, and a
+        # pool's worker caught half-registered by Ctrl-C kept the interpreter
+        # waiting at exit. What such an attempt started is killed at its spawn
+        # (`abort`), or by the next run's `recover`.
         self._aborted = threading.Event()
 
     # -- StagePort --------------------------------------------------------
@@ -79,7 +80,9 @@ class LocalStages:
                 key=dispatch.key, task=dispatch.task, stage=dispatch.stage, token=dispatch.token
             )
         )
-        self._pool.submit(self._run, dispatch)
+        threading.Thread(
+            target=self._run, args=(dispatch,), name=f"odw-stage-{dispatch.key}", daemon=True
+        ).start()
 
     def wait(self, timeout: float | None) -> list[StageCompletion]:
         try:
@@ -115,7 +118,7 @@ class LocalStages:
         return out
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        """Nothing to release: attempt threads are daemons and end with their attempt."""
 
     def abort(self) -> None:
         """Interrupted: kill every attempt still running, so the threads end at once.
