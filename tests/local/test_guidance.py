@@ -135,6 +135,9 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, **p.env},
+        # As in a terminal: a suite started in the background (a job of a shell
+        # without job control) ignores SIGINT, and its children would inherit that.
+        preexec_fn=_default_sigint,
     )
     runs = p.clone / ".git" / "odw" / "runs"
     deadline = time.monotonic() + 60
@@ -147,3 +150,7 @@ def test_ctrl_c_says_how_to_resume(tmp_path: Path) -> None:
     assert proc.returncode == 130, out + err
     assert "interrupted; run the same command again to resume" in err
     assert "Traceback" not in err
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
