@@ -62,13 +62,19 @@ def module_pattern(module: str) -> str:
     return module.removesuffix(".py").replace("/", ".") + ".*"
 
 
+def exit_codes(mutants: Path) -> dict[str, dict[str, int | None]]:
+    """Each mutated module's `exit_code_by_key` from mutmut's `.meta` files, in path order."""
+    return {
+        meta.relative_to(mutants).as_posix().removesuffix(".meta"): json.loads(
+            meta.read_text(encoding="utf-8")
+        )["exit_code_by_key"]
+        for meta in sorted(mutants.rglob("*.py.meta"))
+    }
+
+
 def names(mutants: Path) -> dict[str, list[str]]:
     """Every mutant's name, per module, as mutmut generated them."""
-    found = {}
-    for meta in sorted(mutants.rglob("*.py.meta")):
-        module = meta.relative_to(mutants).as_posix().removesuffix(".meta")
-        found[module] = sorted(json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"])
-    return found
+    return {module: sorted(codes) for module, codes in exit_codes(mutants).items()}
 
 
 def sample(
@@ -87,12 +93,7 @@ def sample(
 
 def read(mutants: Path) -> list[Tally]:
     """Every module mutmut mutated under `mutants`, in path order."""
-    found = []
-    for meta in sorted(mutants.rglob("*.py.meta")):
-        module = meta.relative_to(mutants).as_posix().removesuffix(".meta")
-        codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
-        found.append(tally(module, codes))
-    return found
+    return [tally(module, codes) for module, codes in exit_codes(mutants).items()]
 
 
 def below_floor(tallies: Iterable[Tally], floors: Mapping[str, float] = FLOORS) -> list[str]:
