@@ -52,11 +52,12 @@ from app.apphost.views import config_check
 from app.commands.launch import start_for
 from app.core.config import ConfigError
 from app.core.effects import DispatchStage
+from app.core.held import NotAnOpenTask
 from app.core.identity import INTEGRATOR_IDENTITY, Identity
 from app.core.inputs import StageFinished, StartRun
 from app.core.judging import Fault
 from app.core.keys import attempt_key
-from app.core.naming import task_branch
+from app.core.naming import ROADMAP_PATH, task_branch
 from app.core.repo_config import CONFIG_PATH, ConfigProblem, read_repo_config
 from app.core.roadmap_edit import TickError, is_ticked, tick
 from app.core.roadmap_parse import parse_roadmap
@@ -67,11 +68,10 @@ from app.github import GitHubApp
 from app.github.client import RepositoryClient
 from app.github.errors import GitHubError, NotFound, UnsafeArtifact
 from app.github.ports import Artifacts, CheckRunFields, WorkflowRun
+from app.gitops.evidence.repo import LocalRepo
 from app.gitops.integrate import PROTECTED_BASE
 from app.gitops.lock import LeaseMergeLock
 from app.gitops.tick import tick_on_base
-from app.local.repo import ROADMAP_PATH, LocalRepo
-from app.local.settings import SettingsError
 from app.store import Store
 from app.store.outbox import Effect as Entry
 
@@ -382,7 +382,7 @@ class Executor:
                     payload["options"], run_config, settings.roadmap, key.base,
                     lambda: self._clone(key), self.run_dir(run_id),
                 )  # fmt: skip
-            except (ConfigError, SettingsError) as exc:
+            except (ConfigError, NotAnOpenTask) as exc:
                 return {"refused": str(exc)}
             run_config, held, survivors = launch.config, launch.held, launch.survivors
         meta = {

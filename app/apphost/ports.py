@@ -30,7 +30,7 @@ from app.core.effects import DispatchStage, Integrate, PostCheck, PostComment
 from app.core.effects import FlushRemediation as Flush
 from app.core.identity import Identity
 from app.core.integration import IntegrationReport
-from app.core.naming import slug
+from app.core.naming import ROADMAP_PATH, slug
 from app.core.roadmap import Roadmap
 from app.engine.ports import (
     AllowOneReset,
@@ -49,14 +49,14 @@ from app.github.errors import GitHubError, Unprocessable
 from app.github.ports import Contents, Dispatch, DispatchedRun, Runs
 from app.gitops import MergeLock
 from app.gitops.auth import TOKEN_ENV, askpass_script
+from app.gitops.evidence.assess import LocalAssessor, LocalSalvager
+from app.gitops.evidence.landing import guarded, task_landing
+from app.gitops.evidence.repo import REMOTE, LocalRepo, RepoError
 from app.gitops.integrate import PROTECTED_BASE, land
 from app.gitops.landed import landed_state
 from app.gitops.pr_checks import CHECKS_WAKE
 from app.gitops.pr_integrate import PullSide, integrate_via_pull
 from app.gitops.runner import GitError, GitRunner, git
-from app.local.evidence import LocalAssessor, LocalSalvager
-from app.local.landing import guarded, task_landing
-from app.local.repo import REMOTE, ROADMAP_PATH, LocalRepo, RepoError
 
 log = logging.getLogger("odw.apphost")
 # Required checks of a task's pull request are re-read this often when no

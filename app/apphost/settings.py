@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.core.naming import ROADMAP_PATH
 from app.core.repo_config import ConfigProblem, RepoConfig, read_repo_config
 from app.core.roadmap import Roadmap
 from app.core.roadmap_parse import parse_roadmap
-from app.local.repo import ROADMAP_PATH
 
 
 @dataclass(frozen=True)

@@ -47,10 +47,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run_local(args: argparse.Namespace) -> int:
     # Imported here: the store and rich are heavy, and every `odw stage` a run
     # spawns loads this module too.
+    from app.gitops.evidence.repo import RepoError
     from app.local.dryrun import dry_run
     from app.local.launch import Request, RoadmapInvalid
     from app.local.progress import ProgressView
-    from app.local.repo import RepoError
     from app.local.run import RunRefused, execute, exit_code_of, prepare
     from app.local.settings import SettingsError
 

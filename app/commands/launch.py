@@ -4,7 +4,7 @@
 [ID]`, `/odw assess ID` and a retry after the run ended all start a run with
 the repository's settings plus these options, read by the App host when it
 starts the run. The settings are validated by `RunConfig` itself and the held
-ids come from local mode's rule (`app.local.launch.held_ids`), so a command
+ids come from the core's rule (`app.core.held.held_ids`), so a command
 launch behaves as `odw run --local` with the same flags.
 """
 
@@ -18,10 +18,10 @@ from typing import Any
 from app.commands.host import Launch
 from app.core.config import RunConfig, load_config
 from app.core.discovery import Survivor
+from app.core.held import held_ids
 from app.core.roadmap import Roadmap
-from app.local.launch import held_ids
-from app.local.repo import LocalRepo
-from app.local.survivors import find_survivors
+from app.gitops.evidence.repo import LocalRepo
+from app.gitops.evidence.survivors import find_survivors
 
 
 def options_of(launch: Launch) -> dict[str, Any]:

@@ -12,6 +12,7 @@ _BRANCH = re.compile(r"^roadmap-(?P<slug>\d+(?:-\d+)+)(?P<addendum>-addendum)?$"
 
 ADDENDUM_SUFFIX = "-addendum"
 EXECPLAN_DIR = "docs/execplans"
+ROADMAP_PATH = "docs/roadmap.md"
 
 
 def slug(task_id: str) -> str:

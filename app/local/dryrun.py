@@ -27,11 +27,11 @@ from app.core.selection import frontier
 from app.engine.driver import Engine, Ports
 from app.engine.memory import MemoryEventLog
 from app.engine.ports import LiveAttempt, StageCompletion
+from app.gitops.evidence.repo import LocalRepo, OriginSnapshot, RepoError
+from app.gitops.evidence.survivors import PREFIX, evidence_at
 from app.gitops.runner import NETWORK_TIMEOUT, GitError, git
 from app.local.launch import Plan, Request, load_plan, pick_base
 from app.local.live import LiveRun, live_run
-from app.local.repo import LocalRepo, OriginSnapshot, RepoError
-from app.local.survivors import PREFIX, evidence_at
 
 
 class _NothingRuns:

@@ -12,12 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.naming import addendum_branch, task_branch
+from app.core.held import NotAnOpenTask
+from app.core.held import held_ids as core_held_ids
+from app.core.naming import ROADMAP_PATH
 from app.core.repo_config import CONFIG_PATH
 from app.core.roadmap import Roadmap
 from app.core.roadmap_parse import parse_roadmap
-from app.core.selection import frontier
-from app.local.repo import REMOTE, ROADMAP_PATH, RepoError
+from app.gitops.evidence.repo import REMOTE, RepoError
 from app.local.settings import (
     LocalSettings,
     Overrides,
@@ -93,35 +94,9 @@ def load_plan(request: Request, base: str, read: Reader, heads: dict[str, str]) 
     return Plan(base, settings, roadmap_text, roadmap, held_ids(roadmap, heads, request.task))
 
 
-def open_units(roadmap: Roadmap) -> list[tuple[str, str]]:
-    """(unit id, branch) for every unit a run could select."""
-    f = frontier(roadmap)
-    units = {c.id: c.branch for c in f.ready}
-    for b in f.blocked:
-        task = roadmap.get(b.id)
-        addendum = task is not None and task.done
-        units.setdefault(b.id, addendum_branch(b.id) if addendum else task_branch(b.id))
-    return sorted(units.items(), key=lambda kv: _line(roadmap, kv[0]))
-
-
 def held_ids(roadmap: Roadmap, heads: dict[str, str], only: str | None) -> dict[str, str]:
-    """Ids kept out of selection: a surviving branch on origin, or not the --task."""
-    units = open_units(roadmap)
-    if only is not None:
-        ids = {u for u, _ in units}
-        if only not in ids:
-            task = roadmap.get(only)
-            why = "is already done" if task is not None and task.done else "is not an open task"
-            raise SettingsError(f"--task {only} {why} in {ROADMAP_PATH}")
-    held: dict[str, str] = {}
-    for unit, branch in units:
-        if branch in heads:
-            held[unit] = f"surviving branch {branch} on {REMOTE}"
-        elif only is not None and unit != only:
-            held[unit] = f"not selected (--task {only})"
-    return held
-
-
-def _line(roadmap: Roadmap, task_id: str) -> int:
-    t = roadmap.get(task_id)
-    return t.line if t is not None else 0
+    """The core's held ids, with a `--task` that cannot run as a settings error (exit 2)."""
+    try:
+        return core_held_ids(roadmap, heads, only, remote=REMOTE)
+    except NotAnOpenTask as exc:
+        raise SettingsError(str(exc)) from exc

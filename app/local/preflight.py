@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 
 from app.core.preflight import Missing, Preflight
+from app.gitops.evidence.repo import LocalRepo
 from app.gitops.runner import NETWORK_TIMEOUT, git
-from app.local.repo import LocalRepo
 
 PROBE_BRANCH = "roadmap-odw-preflight"  # never created: the push is a dry run
 

@@ -23,15 +23,15 @@ from typing import Any
 from app.core.identity import RUNNER_IDENTITY
 from app.core.inputs import StartRun
 from app.engine.driver import Engine, Ports
+from app.gitops.evidence.assess import LocalAssessor, LocalSalvager
+from app.gitops.evidence.landing import LocalIntegrator
+from app.gitops.evidence.repo import LocalRepo, RepoError
+from app.gitops.evidence.survivors import find_survivors
 from app.liveness import HOST, process_alive
 from app.local.eventlog import StoreEventLog, unfinished_run
-from app.local.evidence import LocalAssessor, LocalSalvager
-from app.local.landing import LocalIntegrator
 from app.local.launch import Plan, Request, load_plan, pick_base
 from app.local.preflight import check as check_credentials
-from app.local.repo import LocalRepo, RepoError
 from app.local.stages import LocalStages
-from app.local.survivors import find_survivors
 from app.store import Store
 from app.store.store import sqlite_url
 

@@ -23,8 +23,8 @@ from app.core.judging import GATE_CHECK_PREFIX, Fault
 from app.core.naming import slug
 from app.core.verdict import Check, Verdict
 from app.engine.ports import LiveAttempt, StageCompletion
+from app.gitops.evidence.repo import LocalRepo
 from app.local.attempts import TAG_VAR, AttemptFiles, AttemptRecord, kill_attempt
-from app.local.repo import LocalRepo
 from app.local.settings import LocalSettings
 from app.local.stage_runner import (
     LocalRunnerError,

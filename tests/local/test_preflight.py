@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from app.gitops.auth import auth_env
+from app.gitops.evidence.repo import LocalRepo
 from app.local.eventlog import unfinished_run
 from app.local.launch import Request, load_plan
 from app.local.preflight import check
-from app.local.repo import LocalRepo
 from app.local.run import RunRefused, execute, exit_code_of
 from app.store import Store
 from app.store.store import sqlite_url

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from app.gitops.runner import NETWORK_TIMEOUT, GitError, git
 
-ROADMAP_PATH = "docs/roadmap.md"
 REMOTE = "origin"
 _SYMREF = re.compile(r"^ref: refs/heads/(?P<branch>\S+)\s+HEAD$", re.MULTILINE)
 

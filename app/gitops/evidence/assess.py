@@ -31,11 +31,11 @@ from pathlib import Path, PurePosixPath
 from app.core.assessment import Assessment, SalvageResult, unassessable
 from app.core.effects import Assess, Salvage
 from app.core.identity import RUNNER_IDENTITY, Identity
-from app.core.naming import EXECPLAN_DIR, execplan_path, slug
+from app.core.naming import EXECPLAN_DIR, ROADMAP_PATH, execplan_path, slug
 from app.core.recovery import plan_status
 from app.core.verdict import WRITE_STAGES, Verdict
+from app.gitops.evidence.repo import REMOTE, LocalRepo, RepoError
 from app.gitops.runner import NETWORK_TIMEOUT, GitError, git
-from app.local.repo import REMOTE, ROADMAP_PATH, LocalRepo, RepoError
 
 OUT_OF_SCOPE = (ROADMAP_PATH, ".github/")
 MAX_SALVAGE_BYTES = 1 << 20

@@ -15,9 +15,9 @@ from pathlib import Path
 from app.core.discovery import Survivor, SurvivorEvidence, map_branch
 from app.core.naming import execplan_path
 from app.core.roadmap import Roadmap
+from app.gitops.evidence.assess import OUT_OF_SCOPE, validation_for
+from app.gitops.evidence.repo import REMOTE, LocalRepo, RepoError
 from app.gitops.runner import GitError, git
-from app.local.evidence import OUT_OF_SCOPE, validation_for
-from app.local.repo import REMOTE, LocalRepo, RepoError
 
 PREFIX = "roadmap-"
 

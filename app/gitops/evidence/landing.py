@@ -16,13 +16,14 @@ from pathlib import Path
 from app.core.effects import Integrate
 from app.core.identity import Identity
 from app.core.integration import IntegrationReport
+from app.core.naming import ROADMAP_PATH
 from app.core.roadmap import Roadmap
 from app.engine.ports import PortFault
 from app.gitops import InProcessMergeLock, IntegrationInputError
+from app.gitops.evidence.repo import REMOTE, LocalRepo, RepoError
 from app.gitops.integrate import Landing, land
 from app.gitops.landed import landed_state
 from app.gitops.runner import GitError, GitRunner
-from app.local.repo import REMOTE, ROADMAP_PATH, LocalRepo, RepoError
 
 
 def task_landing(
