@@ -32,8 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from app.apphost import api
-from app.apphost.dispatched import AmbiguousRun, Expected, rejection, tag_key
-from app.apphost.ports import (
+from app.apphost.adapters import (
     ActionsStages,
     AppPorts,
     MirrorIntegrator,
@@ -42,10 +41,11 @@ from app.apphost.ports import (
     evidence_ports,
     git_url,
 )
+from app.apphost.dispatched import AmbiguousRun, Expected, rejection, tag_key
+from app.apphost.installation_access import check as check_credentials
 from app.apphost.pr_landing import RunLanding
-from app.apphost.preflight import check as check_credentials
+from app.apphost.run_settings import RunSettings, parse_settings
 from app.apphost.runs import RunKey, find_open, new_run_id, open_runs, run_meta
-from app.apphost.settings import RunSettings, parse_settings
 from app.apphost.step import VIEWS, Step, decide_step, effect_of, load_state, views_key
 from app.apphost.sync import ViewSync
 from app.apphost.views import config_check
@@ -67,7 +67,7 @@ from app.engine.perform import gave_up, perform
 from app.github import GitHubApp
 from app.github.client import RepositoryClient
 from app.github.errors import GitHubError, NotFound, UnsafeArtifact
-from app.github.ports import Artifacts, CheckRunFields, WorkflowRun
+from app.github.protocols import Artifacts, CheckRunFields, WorkflowRun
 from app.gitops.evidence.repo import LocalRepo
 from app.gitops.integrate import PROTECTED_BASE
 from app.gitops.lock import LeaseMergeLock

@@ -15,7 +15,7 @@ from app.apphost.executor import Executor, HostConfig
 from app.apphost.reconcile import Reconciler
 from app.commands.lane import COMMAND_KINDS
 from app.github import GitHubApp
-from app.settings import Settings
+from app.service_settings import Settings
 from app.store import Store
 
 log = logging.getLogger("odw.apphost")

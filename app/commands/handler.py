@@ -30,7 +30,7 @@ from app.core.ownership import CheckFacts, foreign_click
 from app.core.repo_config import RepoConfig
 from app.core.sanitize import sanitize_markdown
 from app.github.errors import GitHubError
-from webhooks.events import CheckRunEvent, IssueCommentEvent
+from webhooks.payloads import CheckRunEvent, IssueCommentEvent
 
 log = logging.getLogger("odw.commands")
 

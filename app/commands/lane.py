@@ -18,7 +18,7 @@ from app.commands.handler import CommandHandler
 from app.commands.host import Where
 from app.commands.permission import PermissionCache
 from app.github.client import RepositoryClient
-from webhooks.events import CheckRunEvent, IssueCommentEvent, parse_event
+from webhooks.payloads import CheckRunEvent, IssueCommentEvent, parse_event
 
 COMMAND = "app-command"
 COMMAND_KINDS = frozenset({COMMAND})

@@ -15,7 +15,7 @@ from app.commands.buttons import task_of_check
 from app.commands.lane import COMMAND
 from app.commands.lines import command_lines
 from app.service.outcome import HandlerContext
-from webhooks.events import CheckRunEvent, GitHubEvent, IssueCommentEvent
+from webhooks.payloads import CheckRunEvent, GitHubEvent, IssueCommentEvent
 from webhooks.router import Router
 
 router = Router()
