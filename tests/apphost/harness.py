@@ -137,7 +137,11 @@ class Service:
             start_new_session=True,
         )
         log.close()
-        wait_healthy(self.port, self.proc)
+        try:
+            wait_healthy(self.port, self.proc, timeout=60)
+        except BaseException:
+            self.kill()  # a service that never answered is no test's to stop: do not leak it
+            raise
         self.fake.webhooks.url = f"{self.url}/webhooks"
         return self
 
