@@ -251,11 +251,10 @@ def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) 
     if v.last is not None:
         last = v.last
         said = "passed" if last.ok else "failed"
-        lines += [
-            "",
-            f"**Last attempt:** {cell(last.name)} #{last.attempt} {said} ({cell(last.outcome)})"
-            f" — {cell(last.detail, 1000)}",
-        ]
+        line = f"**Last attempt:** {cell(last.name)} #{last.attempt} {said}"
+        line += f" ({cell(last.outcome)})" if last.outcome != said else ""
+        line += f" — {cell(last.detail, 1000)}" if last.detail and last.detail != v.detail else ""
+        lines += ["", line]
     if v.failure:
         lines += ["", cell(v.failure, 2000)]
     if moves:
