@@ -26,8 +26,7 @@ from app.apphost.dispatched import (
     run_tag,
 )
 from app.apphost.pr_landing import RunLanding
-from app.core.effects import DispatchStage, Integrate, PostCheck, PostComment
-from app.core.effects import FlushRemediation as Flush
+from app.core.effects import DispatchStage, Integrate
 from app.core.identity import Identity
 from app.core.integration import IntegrationReport
 from app.core.naming import ROADMAP_PATH, slug
@@ -39,7 +38,6 @@ from app.engine.ports import (
     GateJudgePort,
     IntegratePort,
     LiveAttempt,
-    NotifyPort,
     SalvagePort,
     StageCompletion,
     StagePort,
@@ -238,17 +236,6 @@ class MirrorIntegrator:
         )
 
 
-class KeepNotices:
-    """The core's own check and comment texts are not posted: the App renders its
-    views from the run state (`views.py`). Kept for tests and logs."""
-
-    def __init__(self) -> None:
-        self.published: list[PostCheck | PostComment | Flush] = []
-
-    def publish(self, effect: PostCheck | PostComment | Flush) -> None:
-        self.published.append(effect)
-
-
 @dataclass
 class AppPorts:
     """What `perform` needs, for one run and one effect."""
@@ -258,7 +245,6 @@ class AppPorts:
     assessor: AssessPort
     salvager: SalvagePort
     judge: GateJudgePort = field(default_factory=AllowOneReset)
-    notifier: NotifyPort = field(default_factory=KeepNotices)
     clock: Clock = field(default=lambda: datetime.now(UTC))
 
 

@@ -21,7 +21,7 @@ from sqlalchemy import Connection
 
 from app.core import events as ev
 from app.core.decide import CoreError, decide
-from app.core.effects import Effect, PostCheck, PostComment
+from app.core.effects import Effect
 from app.core.inputs import EndRun, Input
 from app.core.result import run_result
 from app.core.state import RunState, apply
@@ -129,8 +129,6 @@ def _step(
         return step
     store.events.append(run_id, rows, state.version - len(rows), tx=tx)
     for effect in effects:
-        if isinstance(effect, PostCheck | PostComment):
-            continue  # the App renders its views from the state (views.py), not these texts
         store.outbox.enqueue(
             effect.key, effect.kind, effect_payload(run_id, effect), run_id=run_id, tx=tx
         )

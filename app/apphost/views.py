@@ -1,8 +1,11 @@
-"""Every text ODW puts on GitHub, rendered in one place from the run's state.
+"""Every text ODW puts on GitHub, rendered in one place from the run's views.
 
-Check runs (`ODW · run`, `ODW · <id>`, `ODW · <id> · assessment`, `ODW ·
-config`), the one status comment per pull request (found again by its hidden
-marker) and the pull request's title and body. Pure: state in, text out.
+What a run and its tasks say comes from the core's views (`app.core.run_view`),
+which local mode prints too; this module renders them as check runs (`ODW ·
+run`, `ODW · <id>`, `ODW · <id> · assessment`, `ODW · config`), the one status
+comment per pull request (found again by its hidden marker) and the pull
+request's title and body. Pure: state in, text out.
+
 Everything that came from outside ODW (roadmap titles, success criteria, gate
 output, verdict reasons, assessment rationale, branch names) goes through
 `untrusted`, the one door to `app.core.sanitize.sanitize_markdown` (it renders
@@ -23,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from app.commands.buttons import actions_for
 from app.core.naming import execplan_path
 from app.core.ownership import task_check_id
-from app.core.result import run_result
+from app.core.run_view import TaskView, run_view, task_view
 from app.core.sanitize import (
     inline_code,
     markdown_code_block,
@@ -114,71 +117,43 @@ def one_line(text: str, limit: int = TITLE_LIMIT) -> str:
 
 
 def run_check(s: RunState, links: Links) -> CheckView:
-    result = run_result(s)
-    rows = result["results"]
-    landed = sum(1 for r in rows if r["status"] == "landed")
-    failed = [r["id"] for r in rows if r["status"] in ("failed", "infra-fault")]
-    running = sum(1 for r in rows if r["status"] == "running")
-    parts = [f"{landed} of {len(rows)} landed"]
-    if failed:
-        parts.append(f"{len(failed)} failed ({', '.join(untrusted(f, 40) for f in failed[:3])})")
-    if running:
-        parts.append(f"{running} running")
-    halted = result.get("halted")
-    if s.ended:
-        conclusion = "failure" if halted or failed else "success"
-    elif s.stop is not None and not running:
-        conclusion = "action_required"
-    else:
-        conclusion = None
-    if halted:
-        parts.append("halted")
-    would = dry_run_frontier(s)
-    if would is not None:
-        parts.insert(0, f"dry run: would start {would}")
+    v = run_view(s)
     # No stage column: the run check changes when a task's status does, not at every
     # stage (each task's own check run shows its stage), which keeps writes few.
     lines = [
-        f"**Run** {code(s.run_id, 200)} on {code(s.base, 100)}",
+        f"**Run** {code(v.run_id, 200)} on {code(v.base, 100)}",
         "",
         "| task | status | pull request |",
         "|---|---|---|",
     ]
-    for r in rows:
-        pr = links.pulls.get(r["id"])
-        lines.append(f"| {cell(r['id'])} | {cell(r['status'])} | {f'[PR]({pr})' if pr else ''} |")
-    if would is not None:
+    for r in v.rows:
+        pr = links.pulls.get(r.id)
+        lines.append(f"| {cell(r.id)} | {cell(r.status)} | {f'[PR]({pr})' if pr else ''} |")
+    if v.would_start is not None:
+        would = ", ".join(untrusted(t, 40) for t in v.would_start[:10]) or "nothing"
         lines += [
             "",
             f"**Dry run:** nothing was dispatched or written; a run now would start {would} "
-            f"(at most {s.config.max_parallel} at a time).",
+            f"(at most {v.max_parallel} at a time).",
         ]
     if links.notice:
         lines += ["", f"**Note:** {links.notice}"]
-    lines += ["", f"**halted:** {cell(halted or 'no')}"]
-    metrics = result.get("faultMetrics") or {}
-    lines.append("**faultMetrics:** " + ", ".join(f"{k} {v}" for k, v in sorted(metrics.items())))
-    if s.moves:
+    lines += ["", f"**halted:** {cell(v.halted or 'no')}"]
+    lines.append("**faultMetrics:** " + ", ".join(f"{k} {n}" for k, n in v.fault_metrics))
+    if v.remediation:
+        lines.append(f"**Remediation:** {cell(v.remediation, 1000)}")
+    if v.moves:
         lines += ["", "**Operator moves:**"]
-        for m in s.moves[-10:]:
-            what = f"{m.get('move')} {m.get('task') or ''}".strip()
-            note = f" — refused: {m['rejected']}" if m.get("rejected") else ""
-            lines.append(f"- {cell(what)} by {cell(m.get('by'))}{cell(note)}")
+        for m in v.moves:
+            note = f" — {m.refused}" if m.refused else ""
+            lines.append(f"- {cell(m.what)} by {cell(m.by)}{cell(note)}")
     return CheckView(
         RUN_CHECK,
-        one_line(" · ".join(parts)),
+        one_line(untrusted(v.title)),
         "\n".join(lines),
-        conclusion,
-        external_id=f"run:{s.run_id}"[:255],
+        v.conclusion,
+        external_id=f"run:{v.run_id}"[:255],
     )
-
-
-def dry_run_frontier(s: RunState) -> str | None:
-    """What a dry run reports: the ready tasks a real run would start (None: not a dry run)."""
-    if not s.config.dry_run:
-        return None
-    ready = s.ready() if s.roadmap is not None else []
-    return ", ".join(untrusted(t, 40) for t in ready[:10]) if ready else "nothing"
 
 
 def superseded_check(name: str, head_sha: str) -> CheckView:
@@ -214,17 +189,10 @@ def config_check(path: str, field_name: str, line: int | None, message: str) -> 
 # -- one task -------------------------------------------------------------------
 
 
-def _task_title(s: RunState, t: TaskState) -> str:
-    roadmap = s.roadmap
-    task = roadmap.get(t.id) if roadmap is not None else None
-    return untrusted(task.headline if task is not None else t.id, 200)
-
-
-def _stage_rows(t: TaskState) -> list[str]:
+def _stage_rows(v: TaskView) -> list[str]:
     rows = ["| stage | attempts |", "|---|---|"]
-    for stage, n in t.attempts.items():
-        mark = " ← current" if stage == t.stage and t.status == "running" else ""
-        rows.append(f"| {cell(stage)}{mark} | {n} |")
+    for r in v.stages:
+        rows.append(f"| {cell(r.stage)}{' ← current' if r.current else ''} | {r.attempts} |")
     return rows
 
 
@@ -258,62 +226,47 @@ def _tails(latest: Verdict | None) -> str | None:
     return "\n\n".join(parts) if parts else None
 
 
-def next_moves(t: TaskState) -> list[str]:
-    """The operator's next moves for a task that stopped, as commands."""
-    i = untrusted(t.id, 60)
-    if t.status in ("failed", "infra-fault", "deferred"):
-        return [
-            f"`/odw retry {i}` — start the task again from {cell(t.stage or 'plan')}",
-            f'`/odw complete {i} --reason "..."` — accept the stopped stage and go on',
-            f"`/odw rearm {i}` — retry with new budgets",
-        ]
-    return []
-
-
-def task_conclusion(t: TaskState) -> str | None:
-    if t.status == "landed":
-        return "success"
-    if t.status in ("failed", "infra-fault"):
-        return "failure"
-    if t.status in ("deferred", "manual-merge-ready"):
-        return "action_required"
-    if t.status == "blocked":
-        return "neutral"
-    return None
+def next_moves(v: TaskView) -> list[str]:
+    """The operator's next moves for a task that stopped, as `/odw` commands."""
+    i = untrusted(v.id, 60)
+    return [f"`/odw {m.move} {i}{m.usage}` — {cell(m.says)}" for m in v.moves]
 
 
 def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) -> CheckView:
-    title_text = _task_title(s, t)
-    conclusion = task_conclusion(t)
-    if t.status == "landed":
-        head = f"landed as {(t.landed_sha or '')[:12]}"
-    elif t.status == "running":
-        head = f"running {t.stage} (attempt {t.attempts.get(t.stage or '', 0)})"
-    else:
-        head = f"{t.status} at {t.stage or '-'}: {untrusted(t.detail, 80)}"
-    moves = next_moves(t)
+    v = task_view(s, t)
+    head = untrusted(v.head)
+    moves = next_moves(v)
     if moves:
-        head += f"; /odw retry {t.id}"
-    job = links.jobs.get(t.id)
+        head += f"; /odw retry {v.id}"
+    job = links.jobs.get(v.id)
     lines = [
-        f"**{cell(t.id)}** {title_text} · branch {code(t.branch, 100)}"
+        f"**{cell(v.id)}** {untrusted(v.title, 200)} · branch {code(v.branch, 100)}"
         + (f" · [last Actions run]({job})" if job else ""),
         "",
-        *_stage_rows(t),
+        *_stage_rows(v),
         *_verdict_block(latest),
     ]
-    if t.detail:
-        lines += ["", f"**Detail:** {cell(t.detail, 2000)}"]
+    if v.detail:
+        lines += ["", f"**Detail:** {cell(v.detail, 2000)}"]
+    if v.last is not None:
+        last = v.last
+        said = "passed" if last.ok else "failed"
+        line = f"**Last attempt:** {cell(last.name)} #{last.attempt} {said}"
+        line += f" ({cell(last.outcome)})" if last.outcome != said else ""
+        line += f" — {cell(last.detail, 1000)}" if last.detail and last.detail != v.detail else ""
+        lines += ["", line]
+    if v.failure:
+        lines += ["", cell(v.failure, 2000)]
     if moves:
         lines += ["", "**Next:** " + " · ".join(moves)]
     return CheckView(
-        task_check_name(t.id),
+        task_check_name(v.id),
         one_line(head),
         "\n".join(lines),
-        conclusion,
+        v.conclusion,
         text=_tails(latest),
-        external_id=task_check_id(s.run_id, t.id)[:255],
-        actions=tuple(actions_for(t.status)),
+        external_id=task_check_id(s.run_id, v.id)[:255],
+        actions=tuple(actions_for(v.status)),
         details_url=job,
     )
 
@@ -356,7 +309,7 @@ def assessment_check(s: RunState, t: TaskState) -> CheckView | None:
     if t.salvage is not None:
         title += f"; salvage: {len(t.salvage.committed)} file(s) committed"
     lines = _assessment_lines(t)
-    moves = next_moves(t)
+    moves = next_moves(task_view(s, t))
     if moves:
         lines += ["", "**Next:**", *(f"- {m}" for m in moves)]
     return CheckView(
@@ -377,10 +330,11 @@ def status_comment(
     the live stage and attempts are on the task's check run, updated per stage,
     so the comment costs one edit per milestone, not one per stage.
     """
+    v = task_view(s, t)
     final = t.status != "running"
     lines = [
         marker(t.id),
-        f"### ODW · {cell(t.id)} {_task_title(s, t)}",
+        f"### ODW · {cell(t.id)} {untrusted(v.title, 200)}",
         "",
         f"**Status:** {cell(t.status)}"
         + (f" at {cell(t.stage)}" if final and t.stage else "")
@@ -395,7 +349,7 @@ def status_comment(
         refs.append(f"[last Actions run]({job})")
     lines.append(" · ".join(refs))
     if final:
-        lines += ["", *_stage_rows(t)]
+        lines += ["", *_stage_rows(v)]
     if latest is not None and not latest.passed and t.status != "landed":
         failed = [c for c in latest.checks if c.status == "failed"]
         if failed:
@@ -415,7 +369,9 @@ def status_comment(
     assessed = _assessment_lines(t)
     if assessed:
         lines += ["", "---", *assessed]
-    moves = next_moves(t)
+    if v.failure:
+        lines += ["", cell(v.failure, 2000)]
+    moves = next_moves(v)
     if moves:
         lines += ["", "**Next moves:**", *(f"- {m}" for m in moves)]
     return "\n".join(lines)
@@ -423,16 +379,13 @@ def status_comment(
 
 def pull_title(s: RunState, t: TaskState) -> str:
     """Plain text (GitHub renders no Markdown in a title, but links references)."""
-    roadmap = s.roadmap
-    task = roadmap.get(t.id) if roadmap is not None else None
-    headline = task.headline if task is not None else t.id
-    return one_line(f"ODW {sanitize_line(t.id)}: {sanitize_line(headline)}", 250)
+    return one_line(f"ODW {sanitize_line(t.id)}: {sanitize_line(task_view(s, t).title)}", 250)
 
 
 def pull_body(s: RunState, t: TaskState, plan_committed: bool) -> str:
     roadmap = s.roadmap
     task = roadmap.get(t.id) if roadmap is not None else None
-    lines = [f"**Task {cell(t.id)}:** {_task_title(s, t)}", ""]
+    lines = [f"**Task {cell(t.id)}:** {untrusted(task_view(s, t).title, 200)}", ""]
     if task is not None and task.success:
         lines += ["**Success criteria:**", "", untrusted(task.success, 4000), ""]
     plan = execplan_path(t.id)

@@ -73,7 +73,7 @@ def run_local(args: argparse.Namespace) -> int:
         for cycle in plan.roadmap.errors:  # cycles: they block only their own tasks
             print(f"odw run: docs/roadmap.md: {cycle.kind}: {cycle.message}", file=sys.stderr)
         interactive = not args.json and sys.stderr.isatty()
-        view = ProgressView(enabled=interactive)
+        view = ProgressView(enabled=interactive, report=not args.json)
 
         def announce(run_id: str, resumed: bool) -> None:
             if not args.json:

@@ -1,5 +1,8 @@
 """Effects: what the core asks the adapters to do, as data with idempotency keys.
 
+What people are told is not an effect: both hosts render it from the state
+(`app.core.run_view`).
+
 An executor may run an effect twice (a crash between doing and recording); the
 key lets the adapter recognise the repeat. No effect ever deletes a branch.
 """
@@ -71,30 +74,4 @@ class JudgeGate(_Effect):
     reason: str
 
 
-class PostCheck(_Effect):
-    kind: Literal["post-check"] = "post-check"
-    name: str
-    conclusion: Literal["success", "failure", "neutral"]
-    summary: str
-
-
-class PostComment(_Effect):
-    kind: Literal["post-comment"] = "post-comment"
-    body: str
-
-
-class FlushRemediation(_Effect):
-    kind: Literal["flush-remediation"] = "flush-remediation"
-    failed: list[str]
-
-
-Effect = (
-    DispatchStage
-    | Integrate
-    | Assess
-    | Salvage
-    | JudgeGate
-    | PostCheck
-    | PostComment
-    | FlushRemediation
-)
+Effect = DispatchStage | Integrate | Assess | Salvage | JudgeGate

@@ -2,7 +2,8 @@
 
 enter a stage, dispatch an attempt, advance, fail, stop the run, park and
 release dependents. Each function emits the events that say what happened and
-asks for effects; none reads anything but the context's state.
+asks for effects; none reads anything but the context's state. What people are
+told about it is rendered from the state (`run_view.py`), not asked for here.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from app.core import events as ev
 from app.core.assessment import SalvageResult
 from app.core.context import Context
 from app.core.dependents import Unit, doomed
-from app.core.effects import DispatchStage, PostComment
+from app.core.effects import DispatchStage
 from app.core.judging import FaultKind
-from app.core.keys import attempt_key, failure_comment_key
-from app.core.notices import failure_comment, prompt_extras
+from app.core.keys import attempt_key
+from app.core.notices import prompt_extras
 from app.core.outstanding import assess_effect, integrate_effect, salvage_effect
 from app.core.pipeline import FORWARD, TERMINAL_FAILURES, spec
 from app.core.recovery import after_failure, salvage_decision
@@ -136,13 +137,6 @@ def fail(c: Context, t: TaskState, stage: str, detail: str, *, kind: FailKind = 
         )
     else:
         stop(c, kind, f"task {t.id} {status} at {stage}: {detail}")
-    c.effect(
-        PostComment(
-            key=failure_comment_key(c.run_id, t.id, sum(t.attempts.values())),
-            task=t.id,
-            body=failure_comment(t, status, stage, detail),
-        )
-    )
     cfg = c.s.config
     follow = after_failure(
         status,

@@ -12,7 +12,6 @@ from typing import Any
 
 from app.core import events as ev
 from app.core.context import Context
-from app.core.effects import FlushRemediation, PostCheck
 from app.core.flow import enter, fail, record_fault, release, remediation_for, salvage, stop
 from app.core.inputs import (
     AssessmentFinished,
@@ -27,7 +26,6 @@ from app.core.inputs import (
 )
 from app.core.integration import halt_detail
 from app.core.judging import judge
-from app.core.keys import check_key, flush_key
 from app.core.moves import apply_move
 from app.core.outcomes import follow_judgement, open_ticket, remedy
 from app.core.pipeline import FIRST_STAGE
@@ -121,16 +119,6 @@ def on_stage_finished(c: Context, inp: StageFinished) -> None:
             verdict=inp.verdict,
         )
     )
-    lane_name = f"/{attempt.lane}" if attempt.lane else ""
-    c.effect(
-        PostCheck(
-            key=check_key(c.run_id, t.id, attempt.stage, attempt.number, attempt.lane),
-            task=t.id,
-            name=f"odw/{t.id}/{attempt.stage}{lane_name}",
-            conclusion="success" if j.outcome in ("passed", "changes") else "failure",
-            summary=j.detail,
-        )
-    )
     follow_judgement(c, t, attempt.stage, attempt.lane, j)
     fill(c)
 
@@ -222,11 +210,9 @@ def on_pull_closed(c: Context, inp: PullClosed) -> None:
 
 
 def on_end(c: Context, inp: EndRun) -> None:
-    """Flush remediation for failed tasks (unless a fault explains them), then end."""
+    """Decide remediation for failed tasks (unless a fault explains them), then end."""
     failed = [t.id for t in c.s.tasks.values() if t.status == "failed"]
     remediation = remediation_for(c.s, failed)
-    if remediation == "flushed":
-        c.effect(FlushRemediation(key=flush_key(c.run_id), failed=failed))
     finish(c)
     c.emit(ev.RunEnded(at=c.at, remediation=remediation))
 

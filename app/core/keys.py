@@ -17,18 +17,6 @@ def attempt_key(run_id: str, task: str, stage: str, attempt: int, lane: str) -> 
     return _key(run_id, task, stage, attempt, lane or "-")
 
 
-def check_key(run_id: str, task: str, stage: str, attempt: int, lane: str) -> str:
-    return _key(run_id, task, stage, attempt, lane or "-", "check")
-
-
-def failure_comment_key(run_id: str, task: str, attempts: int) -> str:
-    return _key(run_id, task, "failed", attempts)
-
-
-def flush_key(run_id: str) -> str:
-    return _key(run_id, "flush")
-
-
 def integrate_key(run_id: str, task: str, number: int) -> str:
     return _key(run_id, task, "integrate", number)
 

@@ -1,4 +1,4 @@
-"""Texts for people: the failure comment, the prompt extras, recovery's advice.
+"""Texts for people: a failure, remediation, the prompt extras, recovery's advice.
 
 Kept beside each other and away from the rules, so wording can change without
 touching a decision, and every rule reads the same words.
@@ -20,11 +20,19 @@ RELAUNCH = (
 )
 
 
-def failure_comment(t: TaskState, status: str, stage: str, detail: str) -> str:
-    return (
-        f"Task {t.id} {status} at {stage}: {detail}. The branch {t.branch} is kept; "
-        f"`retry {t.id}` starts it again from the base tip."
-    )
+def failure_notice(t: TaskState) -> str:
+    """What failed, where, and that the work is kept (the views add the way back)."""
+    return f"Task {t.id} {t.status} at {t.stage}: {t.detail}. The branch {t.branch} is kept."
+
+
+REMEDIATION_SUPPRESSED = (
+    "remediation suppressed: a provider, infrastructure or auth fault explains the failures"
+)
+
+
+def remediation_notice(failed: tuple[str, ...]) -> str:
+    """The failed tasks no fault explains, left for a person when the run ended."""
+    return f"needs remediation: {', '.join(failed)} failed with no fault to explain it"
 
 
 def prompt_extras(s: RunState, t: TaskState) -> dict[str, str]:

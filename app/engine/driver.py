@@ -38,12 +38,10 @@ from app.engine.ports import (
     AllowOneReset,
     AssessPort,
     Clock,
-    DiscardNotifications,
     EventLog,
     GateJudgePort,
     IntegratePort,
     LiveAttempt,
-    NotifyPort,
     SalvagePort,
     StageCompletion,
     StagePort,
@@ -77,7 +75,6 @@ class Ports:
     tokens: TokenSource
     clock: Clock
     judge: GateJudgePort = field(default_factory=AllowOneReset)
-    notifier: NotifyPort = field(default_factory=DiscardNotifications)
 
 
 class Engine:

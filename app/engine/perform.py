@@ -2,7 +2,7 @@
 
 Local mode's `Engine` and the App's outbox executor call `perform` with their
 own ports; the answer is the input the effect's result becomes (None for a
-dispatch, whose completion arrives later, and for notifications). An
+dispatch, whose completion arrives later). An
 integration that may already have run (`again=True`: a resumed driver, an
 outbox entry claimed a second time) is never repeated blindly: the base is
 re-read first and a visible landing is the answer.
@@ -11,20 +11,10 @@ re-read first and a visible landing is the answer.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, assert_never
 
 from app.core.assessment import SalvageResult, unassessable
-from app.core.effects import (
-    Assess,
-    DispatchStage,
-    Effect,
-    FlushRemediation,
-    Integrate,
-    JudgeGate,
-    PostCheck,
-    PostComment,
-    Salvage,
-)
+from app.core.effects import Assess, DispatchStage, Effect, Integrate, JudgeGate, Salvage
 from app.core.inputs import (
     AssessmentFinished,
     GateJudged,
@@ -39,7 +29,6 @@ from app.engine.ports import (
     Clock,
     GateJudgePort,
     IntegratePort,
-    NotifyPort,
     PortFault,
     SalvagePort,
     StagePort,
@@ -59,8 +48,6 @@ class EffectPorts(Protocol):
     def salvager(self) -> SalvagePort: ...
     @property
     def judge(self) -> GateJudgePort: ...
-    @property
-    def notifier(self) -> NotifyPort: ...
     @property
     def clock(self) -> Clock: ...
 
@@ -95,12 +82,10 @@ def perform(effect: Effect, ports: EffectPorts, *, again: bool = False) -> Input
             gate=effect.gate,
             decision=ports.judge.judge(effect),
         )
-    if isinstance(effect, PostCheck | PostComment | FlushRemediation):
-        ports.notifier.publish(effect)
-    return None
+    assert_never(effect)
 
 
-def gave_up(effect: Effect, error: str, at: datetime) -> Input | None:
+def gave_up(effect: Effect, error: str, at: datetime) -> Input:
     """The input that tells the core a host gave up performing `effect`.
 
     Without it the task would wait for an answer that never comes and the run
@@ -131,4 +116,4 @@ def gave_up(effect: Effect, error: str, at: datetime) -> Input | None:
             at=at, task=effect.task, stage=effect.stage, gate=effect.gate, decision="fail",
             by="host (the judge could not be asked)",
         )  # fmt: skip
-    return None
+    assert_never(effect)

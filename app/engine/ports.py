@@ -13,16 +13,7 @@ from datetime import datetime
 from typing import Any, Literal, Protocol
 
 from app.core.assessment import Assessment, SalvageResult
-from app.core.effects import (
-    Assess,
-    DispatchStage,
-    FlushRemediation,
-    Integrate,
-    JudgeGate,
-    PostCheck,
-    PostComment,
-    Salvage,
-)
+from app.core.effects import Assess, DispatchStage, Integrate, JudgeGate, Salvage
 from app.core.integration import IntegrationReport
 from app.core.judging import Fault
 from app.core.verdict import Verdict
@@ -116,10 +107,6 @@ class GateJudgePort(Protocol):
     def judge(self, request: JudgeGate) -> JudgeDecision: ...
 
 
-class NotifyPort(Protocol):
-    def publish(self, effect: PostCheck | PostComment | FlushRemediation) -> None: ...
-
-
 class EventLog(Protocol):
     def load(self) -> list[dict[str, Any]]:
         """Every stored event as plain JSON, in order."""
@@ -136,13 +123,3 @@ class AllowOneReset:
 
     def judge(self, request: JudgeGate) -> JudgeDecision:
         return "continue"
-
-
-class DiscardNotifications:
-    """For runs with nobody to tell (simulate, tests): remembers what it was asked."""
-
-    def __init__(self) -> None:
-        self.published: list[PostCheck | PostComment | FlushRemediation] = []
-
-    def publish(self, effect: PostCheck | PostComment | FlushRemediation) -> None:
-        self.published.append(effect)

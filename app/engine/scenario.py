@@ -20,7 +20,6 @@ from app.core.roadmap_parse import parse_roadmap
 from app.core.state import RunState, units_of
 from app.engine.driver import Engine, Ports, ScheduledMove
 from app.engine.memory import MemoryEventLog
-from app.engine.ports import DiscardNotifications
 from app.engine.scripted import (
     OUTCOME,
     Counter,
@@ -138,7 +137,6 @@ def simulate(scenario: Scenario) -> tuple[dict[str, Any], list[dict[str, Any]], 
         salvager=ScriptedSalvager(),
         tokens=counter.token,
         clock=counter.now,
-        notifier=DiscardNotifications(),
     )
     engine = Engine(ports)
     engine.open(

@@ -2,7 +2,9 @@
 
 It is a fold of the same event log the engine writes (never a second source of
 truth): every appended batch is applied to a private `RunState`. Drawn with
-`rich.live` on stderr when stderr is a terminal; otherwise it stays silent.
+`rich.live` on stderr when stderr is a terminal. With `report`, it also prints
+the core's views (`app.core.run_view`, what the App posts on GitHub): a task's
+view when the task fails, and the run's view when the run ends.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from rich.table import Table
 from rich.text import Text
 
 from app.core import events as ev
+from app.core.run_view import FAILED, run_view, task_view
 from app.core.state import RunState, apply
+from app.local.view_text import run_lines, task_lines
 
 STYLE = {
     "landed": "green",
@@ -34,8 +38,11 @@ STYLE = {
 
 
 class ProgressView:
-    def __init__(self, *, enabled: bool, console: Console | None = None) -> None:
+    def __init__(
+        self, *, enabled: bool, report: bool = False, console: Console | None = None
+    ) -> None:
         self.enabled = enabled
+        self.report = report
         self.console = console or Console(stderr=True)
         self.state = RunState()
         self.started = time.monotonic()
@@ -50,8 +57,9 @@ class ProgressView:
             return
         with self._lock:
             try:
-                for row in rows:
-                    apply(self.state, ev.event_from_json(row))
+                events = [ev.event_from_json(row) for row in rows]
+                for e in events:
+                    apply(self.state, e)
             except (KeyError, ValueError) as exc:
                 # The view is a convenience: it must never stop the run it shows.
                 self.broken = True
@@ -62,8 +70,24 @@ class ProgressView:
                 mark = f"{t.status}/{t.stage}"
                 if t.id not in self._since or self._since[t.id][0] != mark:
                     self._since[t.id] = (mark, now)
+            news = self._news(events) if self.report else []
+        for line in news:
+            self.console.print(line, markup=False, highlight=False, soft_wrap=True)
         if self._live is not None:
             self._live.refresh()
+
+    def _news(self, events: Sequence[ev.Event]) -> list[str]:
+        """The views these events call for: each task that failed (and still stands
+        failed), then the run's if it ended."""
+        lines: list[str] = []
+        failed = dict.fromkeys(e.task for e in events if isinstance(e, ev.TaskFailed))
+        for task in failed:
+            t = self.state.task(task)
+            if t.status in FAILED:
+                lines += task_lines(task_view(self.state, t))
+        if any(isinstance(e, ev.RunEnded) for e in events):
+            lines += run_lines(run_view(self.state))
+        return lines
 
     def counts(self) -> Counter[str]:
         with self._lock:

@@ -6,9 +6,10 @@ import pytest
 
 from app.apphost import views
 from app.apphost.run_settings import parse_settings
+from app.core.inputs import EndRun
 from app.core.repo_config import ConfigProblem, read_repo_config
 from app.core.verdict import Check, GateResult, Verdict
-from tests.core.runkit import Run
+from tests.core.runkit import AT, Run
 
 HOSTILE = (
     "# Roadmap\n\n"
@@ -98,3 +99,29 @@ def test_a_roadmap_error_names_the_roadmap_and_its_line() -> None:
     )
     assert view.conclusion == "failure" and "docs/roadmap.md" in view.title
     assert parse_settings("auto: true\n", "# R\n\n- [ ] 1.1. A\n").config.auto
+
+
+def test_a_failed_task_shows_what_failed_the_kept_branch_and_the_way_back() -> None:
+    run = Run(stage_attempts=1)
+    run.finish("1.1.1", "exit:1")
+    t = run.state.task("1.1.1")
+    assert t.status == "failed"
+    check = views.task_check(run.state, t, views.Links(), None)
+    assert check.conclusion == "failure"
+    assert check.title.startswith("failed at plan: ") and check.title.endswith("/odw retry 1.1.1")
+    assert "**Last attempt:** plan #1 failed" in check.summary
+    assert "Task 1.1.1 failed at plan: " in check.summary
+    assert "The branch roadmap-1-1-1 is kept." in check.summary
+    assert "`/odw retry 1.1.1` — start the task again from plan" in check.summary
+    comment = views.status_comment(run.state, t, views.Links(), None, landed_note=False)
+    assert "The branch roadmap-1-1-1 is kept." in comment
+    assert '`/odw complete 1.1.1 --reason "..."` — accept the stopped stage and go on' in comment
+
+
+def test_the_run_check_names_the_tasks_left_for_remediation_once_the_run_ended() -> None:
+    run = Run(stage_attempts=1, max_parallel=1)
+    run.finish("1.1.1", "exit:1")
+    assert "**Remediation:**" not in views.run_check(run.state, views.Links()).summary
+    run.feed(EndRun(at=AT))
+    summary = views.run_check(run.state, views.Links()).summary
+    assert "**Remediation:** needs remediation: 1.1.1 failed with no fault to explain it" in summary

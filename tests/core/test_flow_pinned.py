@@ -1,13 +1,14 @@
 """The moves every handler shares (`flow.py`), field by field: what a dispatch
-carries, what a failure posts and stops, what a hard stop suspends, how a ticket
+carries, what a failure shows and stops, what a hard stop suspends, how a ticket
 returns to its origin and what a manual merge waits for."""
 
 from __future__ import annotations
 
 from app.core import events as ev
-from app.core.effects import DispatchStage, Integrate, PostComment
+from app.core.effects import DispatchStage, Integrate
 from app.core.inputs import IntegrationFinished
-from app.core.keys import attempt_key, failure_comment_key
+from app.core.keys import attempt_key
+from app.core.run_view import task_view
 from tests.core.runkit import AT, Run, of, types
 
 
@@ -25,15 +26,19 @@ def test_a_dispatch_carries_what_the_runner_needs() -> None:
     assert (dispatched.attempt, dispatched.token) == (1, review.token)
 
 
-def test_a_failure_posts_one_comment_naming_the_branch_and_the_way_back() -> None:
+def test_a_failure_shows_what_failed_the_kept_branch_and_the_way_back() -> None:
     run = Run()
-    _, effects = run.finish("1.1.1", "exit:3")
-    [comment] = of(PostComment, effects)
-    assert comment.task == "1.1.1"
-    assert comment.key == failure_comment_key("r", "1.1.1", 1)
-    assert comment.body.startswith("Task 1.1.1 failed at plan: ")
-    assert "roadmap-1-1-1 is kept" in comment.body
-    assert "`retry 1.1.1`" in comment.body
+    run.finish("1.1.1", "exit:3")
+    view = task_view(run.state, run.state.task("1.1.1"))
+    assert view.failure is not None
+    assert view.failure.startswith("Task 1.1.1 failed at plan: ")
+    assert view.failure.endswith("The branch roadmap-1-1-1 is kept.")
+    [failed] = of(ev.TaskFailed, run.events)
+    assert failed.detail in view.failure
+    first = view.moves[0]
+    assert (first.move, first.says) == ("retry", "start the task again from plan")
+    assert [m.move for m in view.moves] == ["retry", "complete", "rearm"]
+    assert (view.head, view.conclusion) == (f"failed at plan: {failed.detail}", "failure")
     [stopped] = of(ev.RunStopped, run.events)
     assert stopped.kind == "failure"
     assert stopped.reason.startswith("task 1.1.1 failed at plan: ")

@@ -1,16 +1,16 @@
-"""What each input handler tells GitHub and the state, field by field.
+"""What each input handler leaves in the state, and so in the views people read.
 
-These pin details a maintainer reads (a check run's name and conclusion, the
-attempt numbers, which stop wins) that broader scenario tests pass through
-without looking at; each was a mutant of `handlers.py` or `flow.py` that the
-suite let live.
+These pin details a maintainer reads (the last attempt's name and conclusion,
+the attempt numbers, which stop wins, who is left for remediation) that broader
+scenario tests pass through without looking at; each was a mutant of
+`handlers.py` or `flow.py` that the suite let live.
 """
 
 from __future__ import annotations
 
 from app.core import events as ev
 from app.core.assessment import Assessment, SalvageResult
-from app.core.effects import DispatchStage, FlushRemediation, PostCheck
+from app.core.effects import DispatchStage
 from app.core.inputs import (
     AssessmentFinished,
     EndRun,
@@ -21,7 +21,7 @@ from app.core.inputs import (
     StageFinished,
 )
 from app.core.integration import IntegrationReport
-from app.core.keys import check_key
+from app.core.run_view import Judged, run_view, task_view
 from app.core.state import apply
 from tests.core.runkit import AT, Run, of, types
 
@@ -30,39 +30,42 @@ LANDED = IntegrationReport(
 )
 
 
-def test_a_passing_stage_posts_a_success_check_named_for_task_and_stage() -> None:
-    run = Run()
-    _, effects = run.finish("1.1.1", "pass")
-    [check] = of(PostCheck, effects)
-    assert check.name == "odw/1.1.1/plan"
-    assert check.conclusion == "success"
-    assert check.task == "1.1.1"
-    assert check.key == check_key("r", "1.1.1", "plan", 1, "")
-    assert check.summary  # the judge's detail, shown on the check run
+def _last(run: Run, task: str = "1.1.1") -> Judged | None:
+    return task_view(run.state, run.state.task(task)).last
 
 
-def test_a_failing_stage_posts_a_failure_check_with_the_judges_reason() -> None:
+def test_a_passing_stage_shows_a_successful_last_attempt_named_for_its_stage() -> None:
     run = Run()
-    _, effects = run.finish("1.1.1", "exit:2")
-    [check] = of(PostCheck, effects)
-    assert check.conclusion == "failure"
+    run.finish("1.1.1", "pass")
+    last = _last(run)
+    assert last is not None
+    assert (last.name, last.attempt, last.outcome, last.ok) == ("plan", 1, "passed", True)
     [judged] = of(ev.AttemptJudged, run.last[0])
-    assert check.summary == judged.detail
+    assert last.detail == judged.detail and last.detail  # the judge's detail, shown
 
 
-def test_review_lanes_post_checks_named_for_their_lane() -> None:
+def test_a_failing_stage_shows_a_failed_last_attempt_with_the_judges_reason() -> None:
+    run = Run()
+    run.finish("1.1.1", "exit:2")
+    last = _last(run)
+    assert last is not None and not last.ok
+    [judged] = of(ev.AttemptJudged, run.last[0])
+    assert (last.outcome, last.detail) == (judged.outcome, judged.detail)
+
+
+def test_review_lanes_show_the_last_attempt_named_for_its_lane() -> None:
     run = Run()
     run.drive_to("1.1.1", "review")
-    _, a = run.finish("1.1.1", "pass", "a")
-    _, b = run.finish("1.1.1", "changes:missing tests", "b")
-    [check_a] = of(PostCheck, a)
-    [check_b] = of(PostCheck, b)
-    assert check_a.name == "odw/1.1.1/review/a"
-    assert check_b.name == "odw/1.1.1/review/b"
-    # Asking for changes is a finished review, not a failed check.
-    assert (check_a.conclusion, check_b.conclusion) == ("success", "success")
+    run.finish("1.1.1", "pass", "a")
+    check_a = _last(run)
     number = run.dispatched[("1.1.1", "b")].attempt
-    assert check_b.key == check_key("r", "1.1.1", "review", number, "b")
+    run.finish("1.1.1", "changes:missing tests", "b")
+    check_b = _last(run)
+    assert check_a is not None and check_b is not None
+    assert check_a.name == "review/a"
+    assert (check_b.name, check_b.attempt, check_b.detail) == ("review/b", number, "missing tests")
+    # Asking for changes is a finished review, not a failed attempt.
+    assert (check_a.ok, check_b.ok) == (True, True)
 
 
 def test_the_judgement_event_records_the_attempt_and_the_verdict() -> None:
@@ -98,7 +101,7 @@ def test_a_verdict_naming_no_live_attempt_is_ignored_and_says_so() -> None:
     [ignored] = of(ev.StaleVerdictIgnored, events)
     assert (ignored.task, ignored.stage, ignored.token) == ("1.1.1", "plan", "token-forged")
     assert "no live attempt" in ignored.detail
-    assert not of(PostCheck, effects)
+    assert effects == [] and _last(run) is None
     assert run.live("1.1.1") is d
 
 
@@ -207,10 +210,12 @@ def test_a_failure_does_not_replace_an_infrastructure_stop() -> None:
 def test_remediation_is_flushed_at_the_end_of_a_run_with_a_plain_failure() -> None:
     run = Run()
     run.finish("1.1.1", "exit:1")
-    events, effects = run.feed(EndRun(at=AT))
-    [flush] = of(FlushRemediation, effects)
-    assert flush.failed == ["1.1.1"]
+    assert run_view(run.state).remediate == ()  # only the run's end decides it
+    events, _ = run.feed(EndRun(at=AT))
     assert of(ev.RunEnded, events)[0].remediation == "flushed"
+    view = run_view(run.state)
+    assert view.remediate == ("1.1.1",)
+    assert view.remediation == "needs remediation: 1.1.1 failed with no fault to explain it"
 
 
 def test_a_dry_run_never_flushes_remediation() -> None:
@@ -218,25 +223,28 @@ def test_a_dry_run_never_flushes_remediation() -> None:
     # A dry run dispatches nothing, so its failures come from elsewhere (a
     # roadmap check, say): fold one in directly.
     apply(run.state, ev.TaskFailed(at=AT, task="1.1.1", stage="plan", status="failed", detail="x"))
-    events, effects = run.feed(EndRun(at=AT))
-    assert not of(FlushRemediation, effects)
+    events, _ = run.feed(EndRun(at=AT))
     assert of(ev.RunEnded, events)[0].remediation == "none"
+    view = run_view(run.state)
+    assert (view.remediate, view.remediation) == ((), None)
 
 
 def test_a_fault_suppresses_remediation_for_the_failures_it_explains() -> None:
     run = Run(stage_attempts=1)
     run.finish("1.2.1", "exit:1")
     run.finish("1.1.1", "crash")
-    events, effects = run.feed(EndRun(at=AT))
-    assert not of(FlushRemediation, effects)
+    events, _ = run.feed(EndRun(at=AT))
     assert of(ev.RunEnded, events)[0].remediation == "suppressed"
+    view = run_view(run.state)
+    assert view.remediate == ()
+    assert view.remediation is not None and view.remediation.startswith("remediation suppressed")
 
 
 def test_a_clean_run_ends_without_remediation() -> None:
     run = Run(roadmap="## P\n- [ ] 1.1.1. Only\n")
-    events, effects = run.feed(EndRun(at=AT))
-    assert not of(FlushRemediation, effects)
+    events, _ = run.feed(EndRun(at=AT))
     assert of(ev.RunEnded, events)[-1].remediation == "none"
+    assert run_view(run.state).remediation is None
 
 
 def _awaiting_judge(run: Run) -> None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from app.core import events as ev
-from app.core.effects import Assess, DispatchStage, FlushRemediation, Integrate, JudgeGate, Salvage
+from app.core.effects import Assess, DispatchStage, Integrate, JudgeGate, Salvage
 from app.core.inputs import EndRun, GateJudged, IntegrationFinished, StageFinished
 from app.core.integration import IntegrationReport
+from app.core.run_view import run_view, task_view
 from tests.core.runkit import AT, Run, of, types
 
 
@@ -153,7 +154,7 @@ def test_provider_outage_defers_without_assessment_and_suppresses_the_flush():
     run.state.task("1.2.1").live = {}
     events, effects = run.feed(EndRun(at=AT))
     assert of(ev.RunEnded, events)[0].remediation == "suppressed"
-    assert not of(FlushRemediation, effects)
+    assert run_view(run.state).remediate == ()
 
 
 def test_auth_failure_halts_everything_and_is_never_assessed():
@@ -319,8 +320,10 @@ def test_route_budget_bounds_recovery_per_stage():
 def test_dual_review_needs_both_reviewers_to_approve():
     run = Run(maxParallel=1)
     run.drive_to("1.1.1", "review")
-    _, effects = run.finish("1.1.1", "approve", lane="a")
-    assert effects and not of(Integrate, effects)
+    events, effects = run.finish("1.1.1", "approve", lane="a")
+    assert of(ev.AttemptJudged, events) and not of(Integrate, effects)
+    last = task_view(run.state, run.state.task("1.1.1")).last
+    assert last is not None and (last.name, last.ok) == ("review/a", True)
     run.finish("1.1.1", "changes:needs docs", lane="b")
     assert run.state.task("1.1.1").stage == "fix"
     run.drive_to("1.1.1", "review")

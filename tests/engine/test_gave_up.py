@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.core import events as ev
 from app.core.assessment import Assessment
-from app.core.effects import Assess, JudgeGate, PostCheck, Salvage
+from app.core.effects import Assess, Integrate, JudgeGate, Salvage
 from app.core.inputs import AssessmentFinished
 from app.engine.perform import gave_up
 from tests.core.runkit import AT, Run, of
@@ -59,9 +59,16 @@ def test_a_stage_that_could_not_be_dispatched_is_an_infra_fault_not_a_failure() 
     assert dispatch.token not in [a.token for a in t.live.values()]
 
 
-def test_notifications_need_no_answer() -> None:
-    check = PostCheck(key="k", name="ODW · run", conclusion="neutral", summary="s")
-    assert gave_up(check, ERROR, AT) is None
+def test_an_integration_nobody_could_do_is_an_infra_fault_never_retried() -> None:
+    run = Run(maxParallel=1)
+    run.drive_to("1.1.1", "review")
+    _, effects = run.finish_stage("1.1.1")
+    [integrate] = of(Integrate, effects)
+    events, _ = run.feed(gave_up(integrate, ERROR, AT))
+    fault = of(ev.FaultRecorded, events)[0]
+    assert (fault.kind, fault.stage, fault.retried) == ("infra", "integrate", False)
+    assert ERROR in fault.detail
+    assert run.status("1.1.1") == "infra-fault"
 
 
 def test_a_gate_nobody_could_judge_fails() -> None:

@@ -64,6 +64,14 @@ def test_a_failure_says_where_and_what_to_type_and_the_printed_resume_lands_it(
     failed = p.run("--task", "1.1")
     assert failed.returncode == 1, failed.stderr
     _golden("run-failed", failed.stdout, p)
+    # On stderr, the views the App would post: the task's when it failed, the run's at its end.
+    why = "agent exited cleanly but did not emit the completion marker"
+    assert f"task 1.1 First: failed at implement: {why}\n" in failed.stderr
+    assert f"  Task 1.1 failed at implement: {why}. The branch roadmap-1-1 is kept.\n" in (
+        failed.stderr
+    )
+    assert ": 0 of 4 landed · 1 failed (1.1) · halted\n" in failed.stderr
+    assert "  needs remediation: 1.1 failed with no fault to explain it\n" in failed.stderr
 
     dry = p.run("--dry-run")
     assert dry.returncode == 1  # the real run would halt on the kept branch: so does this

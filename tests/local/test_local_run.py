@@ -78,10 +78,11 @@ def test_missing_marker_fails_the_task_parks_dependents_and_keeps_the_branch(
     p = project_factory(roadmap, {"config": {"maxParallel": 1, **FAST}})
     p.set_script({"1.2": {"implement": ["no-marker"]}})
 
-    code, data, _ = p.run_json()
+    code, data, stderr = p.run_json()
 
     assert code == 1
     assert data["processed"] == ["1.1"]
+    assert "task 1.2 " not in stderr  # with --json, the views are not printed
     failed = result_of(data, "1.2")
     assert failed["status"] == "failed" and failed["stage"] == "implement"
     checks = {c["name"]: c["status"] for c in failed["verdict"]["checks"]}
