@@ -103,8 +103,13 @@ class CorePerformer:
             )  # fmt: skip
 
         def integrator() -> MirrorIntegrator:
+            client = ctx.client(key)
+            # An installation that cannot give a push token fails this entry, to
+            # be retried and given up on as any host failure; a crash inside the
+            # landing itself is the integrator's own fault (`guarded`).
+            client.git_token(write=True)
             return MirrorIntegrator(
-                ctx.client(key),
+                client,
                 ctx.url(key),
                 run_id,
                 roadmap,
