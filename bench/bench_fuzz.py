@@ -18,7 +18,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 
-from app.settings import Settings
+from app.service_settings import Settings
 from app.store import Store
 from app.web import create_app
 from bench.support import postgres_url

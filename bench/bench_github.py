@@ -11,7 +11,7 @@ from pathlib import Path
 from app.github import GitHubApp
 from app.github.auth import AppCredentials, TokenCache
 from app.github.client import RepositoryClient
-from app.github.ports import CheckAction, CheckRunFields, DispatchedRun
+from app.github.protocols import CheckAction, CheckRunFields, DispatchedRun
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.oracles import REST_OPENAPI
 from tests.github.conftest import FILES, REPO

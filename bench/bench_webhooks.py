@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from app.settings import Settings
+from app.service_settings import Settings
 from app.web.server import http_shape
 from bench.support import postgres_url, session_members
 from webhooks.signature import sign

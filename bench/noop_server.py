@@ -7,7 +7,7 @@ import argparse
 
 from flask import Flask
 
-from app.settings import Settings
+from app.service_settings import Settings
 from app.web.server import GunicornApp, gunicorn_options
 
 

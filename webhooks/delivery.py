@@ -5,7 +5,7 @@ signed but hostile body gets a 400 with the reason instead of a crash: the
 headers, the body's size, nesting and number of values (measured with a few
 passes of C-speed byte operations before any parser runs), that it is a JSON
 object, and the two fields the inbox keeps beside the raw body, strictly
-typed. Typing the rest of the payload is the worker's job (`webhooks.events`).
+typed. Typing the rest of the payload is the worker's job (`webhooks.payloads`).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app.github.ports import WorkflowRun
+from app.github.protocols import WorkflowRun
 
 WORKFLOW = "odw-stage.yml"
 WORKFLOW_PATH = f".github/workflows/{WORKFLOW}"

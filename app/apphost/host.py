@@ -16,7 +16,7 @@ from app.apphost.performers.base import HostConfig
 from app.apphost.performers.command import COMMAND_KINDS
 from app.apphost.reconcile import Reconciler
 from app.github import GitHubApp
-from app.settings import Settings
+from app.service_settings import Settings
 from app.store import Store
 
 log = logging.getLogger("odw.apphost")

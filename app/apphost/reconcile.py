@@ -24,7 +24,7 @@ from app.core.inputs import StageFinished
 from app.core.judging import Fault
 from app.core.keys import attempt_key
 from app.github.errors import NotFound
-from app.github.ports import Runs, WorkflowRun
+from app.github.protocols import Runs, WorkflowRun
 
 log = logging.getLogger("odw.apphost")
 

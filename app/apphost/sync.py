@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from app.apphost import pr_landing, views
-from app.apphost.ports import attempt_dir
+from app.apphost.adapters import attempt_dir
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
 from app.github.errors import NotFound, Unprocessable
-from app.github.ports import CheckRunFields, Checks, Comments, Pulls
+from app.github.protocols import CheckRunFields, Checks, Comments, Pulls
 from app.store import Store
 
 log = logging.getLogger("odw.apphost")

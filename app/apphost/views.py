@@ -33,7 +33,7 @@ from app.core.sanitize import (
 )
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
-from app.github.ports import CheckAction
+from app.github.protocols import CheckAction
 
 TITLE_LIMIT = 120
 TAIL_LIMIT = 4_000

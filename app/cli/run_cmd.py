@@ -52,7 +52,7 @@ def run_local(args: argparse.Namespace) -> int:
     from app.local.launch import Request, RoadmapInvalid
     from app.local.progress import ProgressView
     from app.local.run import RunRefused, execute, exit_code_of, prepare
-    from app.local.settings import SettingsError
+    from app.local.run_options import SettingsError
 
     request = Request(
         path=args.local,

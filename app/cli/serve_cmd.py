@@ -16,7 +16,7 @@ from app.cli.errors import UserError
 
 if TYPE_CHECKING:
     from app.service.worker import WorkerConfig
-    from app.settings import Settings
+    from app.service_settings import Settings
     from app.store import Store
 
 # The service's modules (SQLAlchemy, Flask, gunicorn) load only when a command
@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _settings() -> Settings:
-    from app.settings import SettingsError, load_settings
+    from app.service_settings import SettingsError, load_settings
 
     try:
         return load_settings()
@@ -102,7 +102,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from app.logs import configure_logging
     from app.python_child import odw_argv
-    from app.settings import SettingsError
+    from app.service_settings import SettingsError
     from app.store import Store
     from app.store.intake_client import IntakeClient
     from app.store.intake_server import private_listener

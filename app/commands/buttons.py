@@ -13,7 +13,7 @@ import re
 
 from app.commands.grammar import Command, parse_line
 from app.core.moves import REARMABLE, RESTARTABLE
-from app.github.ports import CheckAction
+from app.github.protocols import CheckAction
 
 _TASK_CHECK = re.compile(r"^ODW · (?P<id>\d+(?:\.\d+)*)$")
 

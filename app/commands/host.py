@@ -12,7 +12,7 @@ from typing import Protocol
 
 from app.core.inputs import OperatorMove
 from app.core.repo_config import RepoConfig
-from app.github.ports import Comments, Permissions, Pulls, Reactions
+from app.github.protocols import Comments, Permissions, Pulls, Reactions
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from app.core.repo_config import RepoConfig
 from app.github.errors import NotFound
-from app.github.ports import Permission
+from app.github.protocols import Permission
 
 # GitHub's repository roles, lowest first; a custom role falls back to its base
 # permission (`read`, `write`, `admin`).

@@ -14,7 +14,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.commands.host import Where
-from webhooks.events import CheckRunEvent, IssueCommentEvent, parse_event
+from webhooks.payloads import CheckRunEvent, IssueCommentEvent, parse_event
 
 COMMAND: Final = "app-command"
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from app.github.conditional import ConditionalGets
 from app.github.errors import GitHubError, Unprocessable
-from app.github.ports import DispatchedRun, WorkflowJob, WorkflowRun
+from app.github.protocols import DispatchedRun, WorkflowJob, WorkflowRun
 from app.github.transport import Transport
 
 DISPATCH_PERMISSIONS = {"actions": "write"}

@@ -24,7 +24,7 @@ import requests
 from github import GithubException
 
 from app.github.errors import GitHubError, UnsafeArtifact
-from app.github.ports import Artifact
+from app.github.protocols import Artifact
 from app.github.transport import Transport
 
 PERMISSIONS = {"actions": "read"}

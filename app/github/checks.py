@@ -6,7 +6,7 @@ from typing import Any
 
 from app.core.github_limits import CHECK_OUTPUT_LIMIT, fit
 from app.github.conditional import ConditionalGets
-from app.github.ports import CheckRun, CheckRunFields
+from app.github.protocols import CheckRun, CheckRunFields
 from app.github.transport import Transport
 
 PERMISSIONS = {"checks": "write"}

@@ -20,7 +20,7 @@ from app.github.metrics import RequestCounter
 from app.github.retry import RetryPolicy
 from app.github.timing import Clock, Sleeper, SystemClock, SystemSleeper
 from app.github.transport import Context, Transport
-from app.settings import DEFAULT_API_URL, checked_api_url
+from app.service_settings import DEFAULT_API_URL, checked_api_url
 
 
 class ApiUrlError(ValueError):

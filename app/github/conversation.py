@@ -7,7 +7,7 @@ from typing import Any
 from github.IssueComment import IssueComment
 
 from app.core.github_limits import BODY_LIMIT, fit
-from app.github.ports import Comment, Permission
+from app.github.protocols import Comment, Permission
 from app.github.transport import Transport
 
 COMMENT_PERMISSIONS = {"issues": "write", "pull_requests": "write"}

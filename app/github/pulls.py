@@ -11,7 +11,7 @@ from github.GithubObject import NotSet
 from app.core.github_limits import BODY_LIMIT, fit
 from app.core.ownership import PullFacts, foreign_pull
 from app.github.errors import GitHubError, HeadMoved, NotFound, NotMergeable, Unprocessable
-from app.github.ports import MergeResult, PullRequest
+from app.github.protocols import MergeResult, PullRequest
 from app.github.transport import Transport
 
 log = logging.getLogger("odw.github")

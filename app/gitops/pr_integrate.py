@@ -30,7 +30,7 @@ from app.core.integration import IntegrationReport
 from app.core.naming import integration_branch
 from app.core.sanitize import sanitize_line
 from app.github.errors import GitHubError, HeadMoved, NotMergeable
-from app.github.ports import CheckStates, MergeResult, Protection, PullRequest, Pulls
+from app.github.protocols import CheckStates, MergeResult, Protection, PullRequest, Pulls
 from app.gitops.integrate import (
     DEFAULT_LOCK_TIMEOUT,
     DEFAULT_ROADMAP,

@@ -19,7 +19,7 @@ from app.core.repo_config import CONFIG_PATH
 from app.core.roadmap import Roadmap
 from app.core.roadmap_parse import parse_roadmap
 from app.gitops.evidence.repo import REMOTE, RepoError
-from app.local.settings import (
+from app.local.run_options import (
     LocalSettings,
     Overrides,
     SettingsError,

@@ -30,7 +30,7 @@ from app.gitops.evidence.survivors import find_survivors
 from app.liveness import HOST, process_alive
 from app.local.eventlog import StoreEventLog, unfinished_run
 from app.local.launch import Plan, Request, load_plan, pick_base
-from app.local.preflight import check as check_credentials
+from app.local.origin_access import check as check_credentials
 from app.local.stages import LocalStages
 from app.store import Store
 from app.store.store import sqlite_url

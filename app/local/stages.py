@@ -25,7 +25,7 @@ from app.core.verdict import Check, Verdict
 from app.engine.ports import LiveAttempt, StageCompletion
 from app.gitops.evidence.repo import LocalRepo
 from app.local.attempts import TAG_VAR, AttemptFiles, AttemptRecord, kill_attempt
-from app.local.settings import LocalSettings
+from app.local.run_options import LocalSettings
 from app.local.stage_runner import (
     LocalRunnerError,
     StageRun,

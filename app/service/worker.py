@@ -23,7 +23,7 @@ from sqlalchemy.exc import OperationalError, StatementError
 from app.service.outcome import HandlerContext, Ignore, TransientError
 from app.service.retention import sweeper
 from app.store import Delivery, LeaseLost, Store
-from webhooks.events import PayloadError, parse_event_json
+from webhooks.payloads import PayloadError, parse_event_json
 from webhooks.router import Router
 
 log = logging.getLogger("odw.worker")

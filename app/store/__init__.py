@@ -5,7 +5,7 @@ Importable without Flask; open with `Store.open(url)`.
 
 from app.engine.ports import ConcurrencyError
 from app.store.base import StoreError
-from app.store.events import EventLog
+from app.store.event_log import EventLog
 from app.store.inbox import Delivery, Inbox, LeaseLost
 from app.store.leases import Leases
 from app.store.outbox import Effect, Outbox

@@ -15,7 +15,7 @@ from app.store import migrate
 from app.store.activity import Activity
 from app.store.base import Clock
 from app.store.engine import make_engine, normalise_url, write_transaction
-from app.store.events import EventLog
+from app.store.event_log import EventLog
 from app.store.inbox import Inbox
 from app.store.installations import Installations
 from app.store.leases import Leases, Liveness

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Flask, Response, jsonify
 
-from app.settings import Settings
+from app.service_settings import Settings
 from app.store import Store
 from app.store.intake import GroupCommit, Intake
 from app.web import metrics

@@ -22,7 +22,7 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.arbiter import Arbiter
 from gunicorn.glogging import Logger
 
-from app.settings import Settings
+from app.service_settings import Settings
 from app.web.whole_requests import worker_class
 
 log = logging.getLogger("odw.serve")

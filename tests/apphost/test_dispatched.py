@@ -14,7 +14,7 @@ from app.apphost.dispatched import (
     run_tag,
     tag_key,
 )
-from app.github.ports import WorkflowRun
+from app.github.protocols import WorkflowRun
 
 BOT = "odw[bot]"
 KEY = tag_key("-----BEGIN PRIVATE KEY-----\nodw\n-----END PRIVATE KEY-----\n")

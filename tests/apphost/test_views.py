@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.apphost import views
-from app.apphost.settings import parse_settings
+from app.apphost.run_settings import parse_settings
 from app.core.repo_config import ConfigProblem, read_repo_config
 from app.core.verdict import Check, GateResult, Verdict
 from tests.core.runkit import Run

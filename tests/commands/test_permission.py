@@ -7,7 +7,7 @@ import pytest
 from app.commands.permission import Decision, PermissionCache, ignored_author, level_of, reaches
 from app.core.repo_config import ConfigProblem, parse_repo_config
 from app.github.client import RepositoryClient
-from app.github.ports import Permission
+from app.github.protocols import Permission
 from tests.fakegithub import FakeGitHub
 from tests.github.conftest import REPO
 

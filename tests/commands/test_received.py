@@ -17,7 +17,7 @@ from app.commands.received import (
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
 from tests.fakegithub.state import Installation, Repository
-from webhooks.events import CheckRunEvent, IssueCommentEvent, parse_event
+from webhooks.payloads import CheckRunEvent, IssueCommentEvent, parse_event
 
 
 def _comment(fake: FakeGitHub, repo: Repository, body: str) -> s.Comment:

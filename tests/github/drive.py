@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.github.client import RepositoryClient
-from app.github.ports import CheckAction, CheckRunFields
+from app.github.protocols import CheckAction, CheckRunFields
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.state import Repository
 

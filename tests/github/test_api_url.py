@@ -8,7 +8,7 @@ import pytest
 
 from app.github.auth import AppCredentials
 from app.github.client import ApiUrlError, GitHubApp
-from app.settings import SettingsError, load_settings
+from app.service_settings import SettingsError, load_settings
 
 ACCEPTED = [
     ("https://api.github.com", "https://api.github.com"),

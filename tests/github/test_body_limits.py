@@ -11,7 +11,7 @@ import pytest
 from app.core.github_limits import BODY_LIMIT, CHECK_OUTPUT_LIMIT, fit
 from app.github import Unprocessable
 from app.github.client import RepositoryClient
-from app.github.ports import CheckRunFields
+from app.github.protocols import CheckRunFields
 from app.github.transport import Transport
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.state import Repository

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from app.settings import load_settings
+from app.service_settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from app.apphost.ports import ActionsStages
+from app.apphost.adapters import ActionsStages
 from app.core.effects import DispatchStage
 from app.github import GitHubError, Unprocessable
 from app.github.client import RepositoryClient
-from app.github.ports import DispatchedRun
+from app.github.protocols import DispatchedRun
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.server import Reply
 from tests.fakegithub.state import Repository

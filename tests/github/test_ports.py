@@ -6,7 +6,7 @@ import pytest
 
 from app.github import HeadMoved, NotMergeable, Unprocessable
 from app.github.client import RepositoryClient
-from app.github.ports import CheckAction, CheckRunFields
+from app.github.protocols import CheckAction, CheckRunFields
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.state import Repository
 

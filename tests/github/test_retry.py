@@ -12,7 +12,7 @@ from app.github import (
     WriteOutcomeUnknown,
 )
 from app.github.client import RepositoryClient
-from app.github.ports import CheckRunFields
+from app.github.protocols import CheckRunFields
 from tests.fakegithub import FakeGitHub, faults
 from tests.fakegithub.state import Repository
 from tests.github.conftest import RecordingSleeper

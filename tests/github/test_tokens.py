@@ -15,7 +15,7 @@ from app.github.checks import GitHubChecks
 from app.github.client import RepositoryClient
 from app.github.errors import Forbidden
 from app.github.transport import Transport
-from app.settings import load_settings
+from app.service_settings import load_settings
 from tests.fakegithub import FakeGitHub
 from tests.github.conftest import REPO
 from tests.support import FakeClock

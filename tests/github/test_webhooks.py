@@ -15,8 +15,8 @@ from jsonschema import Draft7Validator
 from werkzeug.serving import make_server
 
 from app.github.client import RepositoryClient
-from app.github.ports import CheckAction, CheckRunFields
-from app.settings import Settings
+from app.github.protocols import CheckAction, CheckRunFields
+from app.service_settings import Settings
 from app.store import Store
 from app.web import create_app
 from tests.fakegithub import FakeGitHub

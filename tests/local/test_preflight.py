@@ -15,7 +15,7 @@ from app.gitops.auth import auth_env
 from app.gitops.evidence.repo import LocalRepo
 from app.local.eventlog import unfinished_run
 from app.local.launch import Request, load_plan
-from app.local.preflight import check
+from app.local.origin_access import check
 from app.local.run import RunRefused, execute, exit_code_of
 from app.store import Store
 from app.store.store import sqlite_url

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.local.settings import Overrides, SettingsError, configured_base, read_layer, resolve
+from app.local.run_options import Overrides, SettingsError, configured_base, read_layer, resolve
 
 
 def test_layers_merge_config_keys_and_flags_win() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.settings import SettingsError, load_settings
+from app.service_settings import SettingsError, load_settings
 from app.web.admission import BUSY, Budget, refuse_before_body
 from app.web.framing import RequestFraming
 from webhooks.delivery import MAX_BODY_BYTES

@@ -12,12 +12,12 @@ import pytest
 
 from app.service.outcome import HandlerContext
 from app.service.worker import MAX_ERROR_CHARS, DeliveryWorker, WorkerConfig
-from app.settings import Settings
+from app.service_settings import Settings
 from app.store import Store
 from app.store.schema import github_events
 from app.web import create_app
 from tests.webhooks import oracle
-from webhooks.events import GitHubEvent
+from webhooks.payloads import GitHubEvent
 from webhooks.router import Router
 
 SECRET = "errors-secret"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.settings import Settings
+from app.service_settings import Settings
 from app.web.server import http_shape
 
 SQLITE = "sqlite:///var/odw.sqlite3"

@@ -15,7 +15,7 @@ from app.store.schema import github_events
 from tests.store.reads import recorded_per_delivery
 from tests.support import FakeClock
 from tests.webhooks import oracle
-from webhooks.events import GitHubEvent
+from webhooks.payloads import GitHubEvent
 from webhooks.router import Router
 
 CONFIG = WorkerConfig(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 from app.service.retention import sweeper
-from app.settings import load_settings
+from app.service_settings import load_settings
 from app.store import Store
 from tests.support import FakeClock
 

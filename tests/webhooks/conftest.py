@@ -7,7 +7,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from app.settings import Settings
+from app.service_settings import Settings
 from app.store import Store
 from app.web import create_app
 

@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 
 from app.service.handlers import build_router
 from app.service.worker import DeliveryWorker, WorkerConfig
-from app.settings import Settings, SettingsError
+from app.service_settings import Settings, SettingsError
 from app.store import Store
 from app.store.intake_client import IntakeClient
 from app.web import create_app

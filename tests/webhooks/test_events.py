@@ -5,7 +5,7 @@ import json
 import pytest
 
 from tests.webhooks import oracle
-from webhooks.events import (
+from webhooks.payloads import (
     EVENT_TYPES,
     CheckRunEvent,
     GitHubEvent,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from app.settings import Settings
+from app.service_settings import Settings
 from app.store import Store
 from app.web import create_app
 from tests.webhooks import oracle

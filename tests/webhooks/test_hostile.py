@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 
 from app.service.handlers import build_router
 from app.service.worker import DeliveryWorker, WorkerConfig
-from app.settings import Settings
+from app.service_settings import Settings
 from app.store import Store
 from tests.webhooks import oracle
 from tests.webhooks.conftest import SECRET

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 
-from app.settings import Settings
+from app.service_settings import Settings
 from app.store import Store
 from app.web import create_app
 from app.web.admin import authorised

@@ -20,8 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from app.apphost.adapters import app_repo, git_url
 from app.apphost.dispatched import tag_key
-from app.apphost.ports import app_repo, git_url
 from app.apphost.runs import RunKey
 from app.github import GitHubApp
 from app.github.client import RepositoryClient

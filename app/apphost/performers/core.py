@@ -16,14 +16,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.apphost import api
-from app.apphost.dispatched import AmbiguousRun
-from app.apphost.performers.base import HostContext
-from app.apphost.ports import (
+from app.apphost.adapters import (
     ActionsStages,
     AppPorts,
     MirrorIntegrator,
     evidence_ports,
 )
+from app.apphost.dispatched import AmbiguousRun
+from app.apphost.performers.base import HostContext
 from app.apphost.pr_landing import RunLanding
 from app.apphost.runs import RunKey, run_meta
 from app.apphost.step import load_state

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.apphost import api
+from app.apphost.adapters import attempt_dir
 from app.apphost.app_effects import IngestRequested
 from app.apphost.dispatched import Expected, rejection
 from app.apphost.performers.base import Busy, HostContext
-from app.apphost.ports import attempt_dir
 from app.apphost.runs import RunKey, open_runs, run_meta
 from app.apphost.step import Step, load_state
 from app.core.inputs import StageFinished
@@ -27,7 +27,7 @@ from app.core.judging import Fault
 from app.core.keys import attempt_key
 from app.core.verdict import Verdict
 from app.github.errors import GitHubError, NotFound, UnsafeArtifact
-from app.github.ports import Artifacts, WorkflowRun
+from app.github.protocols import Artifacts, WorkflowRun
 from app.store.outbox import Effect as Entry
 
 log = logging.getLogger("odw.apphost")

@@ -14,11 +14,11 @@ from typing import Any
 
 from app.apphost import api
 from app.apphost.app_effects import StartRequested
+from app.apphost.installation_access import check as check_credentials
 from app.apphost.performers.base import HostContext
 from app.apphost.performers.views import ViewsPerformer
-from app.apphost.preflight import check as check_credentials
+from app.apphost.run_settings import RunSettings, parse_settings
 from app.apphost.runs import RunKey, find_open, new_run_id
-from app.apphost.settings import RunSettings, parse_settings
 from app.apphost.step import decide_step
 from app.apphost.views import config_check
 from app.commands.launch import start_for
@@ -29,7 +29,7 @@ from app.core.naming import ROADMAP_PATH
 from app.core.repo_config import CONFIG_PATH, ConfigProblem, read_repo_config
 from app.core.roadmap_edit import TickError, is_ticked, tick
 from app.core.roadmap_parse import parse_roadmap
-from app.github.ports import CheckRunFields
+from app.github.protocols import CheckRunFields
 
 log = logging.getLogger("odw.apphost")
 

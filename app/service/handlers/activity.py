@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.service.outcome import HandlerContext, Ignore
-from webhooks.events import GitHubEvent
+from webhooks.payloads import GitHubEvent
 from webhooks.router import Router
 
 router = Router()

@@ -14,7 +14,7 @@ from app.commands.buttons import task_of_check
 from app.commands.lines import command_lines
 from app.commands.received import click_received, comment_received
 from app.service.outcome import HandlerContext
-from webhooks.events import CheckRunEvent, IssueCommentEvent
+from webhooks.payloads import CheckRunEvent, IssueCommentEvent
 from webhooks.router import Router
 
 router = Router()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.service.handlers.activity import record
 from app.service.outcome import HandlerContext
-from webhooks.events import Installation, InstallationEvent, InstallationRepositoriesEvent
+from webhooks.payloads import Installation, InstallationEvent, InstallationRepositoriesEvent
 from webhooks.router import Router
 
 router = Router()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from app.gitops.pr_checks import CHECKS_WAKE
 from app.service.outcome import HandlerContext
-from webhooks.events import CheckRunEvent, CheckSuiteEvent, StatusEvent
+from webhooks.payloads import CheckRunEvent, CheckSuiteEvent, StatusEvent
 from webhooks.router import Router
 
 router = Router()

@@ -16,7 +16,7 @@ from app.apphost.runs import RunKey, find_open
 from app.core.naming import task_id_from_branch
 from app.core.ownership import PullFacts
 from app.service.outcome import HandlerContext
-from webhooks.events import PullRequestEvent, PushEvent, WorkflowRunEvent
+from webhooks.payloads import PullRequestEvent, PushEvent, WorkflowRunEvent
 from webhooks.router import Router
 
 log = logging.getLogger("odw.apphost")

@@ -45,7 +45,7 @@ from app.engine.ports import (
 )
 from app.github.client import RepositoryClient
 from app.github.errors import GitHubError, Unprocessable
-from app.github.ports import Contents, Dispatch, DispatchedRun, Runs
+from app.github.protocols import Contents, Dispatch, DispatchedRun, Runs
 from app.gitops import MergeLock
 from app.gitops.auth import TOKEN_ENV, askpass_script
 from app.gitops.evidence.assess import LocalAssessor, LocalSalvager
