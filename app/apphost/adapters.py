@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
@@ -36,11 +37,9 @@ from app.engine.ports import (
     AssessPort,
     Clock,
     GateJudgePort,
-    IntegratePort,
     LiveAttempt,
     SalvagePort,
     StageCompletion,
-    StagePort,
 )
 from app.github.client import RepositoryClient
 from app.github.errors import GitHubError, Unprocessable
@@ -238,14 +237,35 @@ class MirrorIntegrator:
 
 @dataclass
 class AppPorts:
-    """What `perform` needs, for one run and one effect."""
+    """What `perform` needs for one effect of one run. Each port is built on
+    first use, so an effect builds only its own: a dispatch touches no clone,
+    an assessment makes no integrator."""
 
-    stages: StagePort
-    integrator: IntegratePort
-    assessor: AssessPort
-    salvager: SalvagePort
-    judge: GateJudgePort = field(default_factory=AllowOneReset)
+    make_stages: Callable[[], ActionsStages]
+    make_integrator: Callable[[], MirrorIntegrator]
+    make_evidence: Callable[[], tuple[AssessPort, SalvagePort]]
     clock: Clock = field(default=lambda: datetime.now(UTC))
+    judge: GateJudgePort = field(default_factory=AllowOneReset)
+
+    @cached_property
+    def stages(self) -> ActionsStages:
+        return self.make_stages()
+
+    @cached_property
+    def integrator(self) -> MirrorIntegrator:
+        return self.make_integrator()
+
+    @cached_property
+    def _evidence(self) -> tuple[AssessPort, SalvagePort]:
+        return self.make_evidence()
+
+    @property
+    def assessor(self) -> AssessPort:
+        return self._evidence[0]
+
+    @property
+    def salvager(self) -> SalvagePort:
+        return self._evidence[1]
 
 
 def evidence_ports(

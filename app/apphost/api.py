@@ -4,7 +4,8 @@ Every function takes `tx=` so a webhook handler's writes commit with its
 delivery (`HandlerContext.tx`): a delivery processed twice changes nothing,
 because each request is an outbox entry under a key or a decide step whose
 input the core recognises as already answered. The outbox executor
-(`executor.py`) does the GitHub and git work later.
+(`executor.py`) does the GitHub and git work later, each request typed
+(`app_effects.py`).
 """
 
 from __future__ import annotations
@@ -15,23 +16,21 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from app.apphost.app_effects import INGEST as INGEST
+from app.apphost.app_effects import START as START
+from app.apphost.app_effects import TICK as TICK
+from app.apphost.app_effects import IngestRequested, StartRequested, TickRequested, enqueue
 from app.apphost.runs import RunKey, find_open
 from app.apphost.step import Step, decide_step, load_state
+from app.commands.host import Launch, NoOpenRun
 from app.core.inputs import Input, MoveName, OperatorMove, PullClosed
 from app.core.ownership import PullFacts, foreign_pull_event
 from app.store import Store
 
-START = "app-start"
-INGEST = "app-ingest"
-TICK = "app-tick"
 # A start's `RunKey.base` when none was named: the repository's default branch,
 # read from GitHub when the executor performs the start.
 DEFAULT_BASE = ""
 MERGED = "~merged"  # run_tasks row: the tasks a person merged in this run (the evidence)
-
-
-class NoOpenRun(LookupError):
-    """A move or input for a repository and base that has no open run."""
 
 
 class ForeignPull(ValueError):
@@ -55,7 +54,7 @@ def request_start(
     sha: str | None = None,
     only_if_auto: bool = False,
     before: str | None = None,
-    options: dict[str, Any] | None = None,
+    launch: Launch | None = None,
     nonce: str | None = None,
     tx: Connection | None = None,
 ) -> bool:
@@ -69,19 +68,13 @@ def request_start(
     A key whose base is `DEFAULT_BASE` starts on the repository's default branch.
     """
     nonce = nonce or sha or secrets.token_hex(8)
-    payload: dict[str, Any] = {
-        "key": key.to_json(),
-        "by": by,
-        "sha": sha,
-        "onlyIfAuto": only_if_auto,
-        "before": before,
-    }
-    if options:
-        # A command's launch (`/odw run --task 1.2`, `/odw recover continue`, ...),
-        # applied by `app.commands.launch.start_for` when the run starts.
-        payload["options"] = options
-    return store.outbox.enqueue(
-        f"start/{key.installation}/{key.repository}/{key.base}/{nonce}", START, payload, tx=tx
+    # A command's launch (`/odw run --task 1.2`, `/odw recover continue`, ...)
+    # is applied by `app.commands.launch.start_for` when the run starts.
+    start = StartRequested(
+        key=key, by=by, sha=sha, only_if_auto=only_if_auto, before=before, launch=launch
+    )
+    return enqueue(
+        store, f"start/{key.installation}/{key.repository}/{key.base}/{nonce}", start, tx=tx
     )
 
 
@@ -95,11 +88,11 @@ def request_ingest(
     tx: Connection | None = None,
 ) -> bool:
     """Ask for a completed workflow run to be read and fed to its run (once per attempt)."""
-    return store.outbox.enqueue(
-        f"ingest/{installation}/{repository}/{workflow_run}/{attempt}",
-        INGEST,
-        {"installation": installation, "repository": repository, "workflowRun": workflow_run},
-        tx=tx,
+    ingest = IngestRequested(
+        installation=installation, repository=repository, workflow_run=workflow_run
+    )
+    return enqueue(
+        store, f"ingest/{installation}/{repository}/{workflow_run}/{attempt}", ingest, tx=tx
     )
 
 
@@ -173,8 +166,8 @@ def note_pull_closed(
     if any(e.get("type") == "task-merged-by-person" for e in step.events):
         evidence = {task: {"number": number, "sha": sha, "by": by}}
         store.projections.merge_task(run_id, MERGED, evidence, status="noted", tx=tx)
-        payload = {"run_id": run_id, "task": task, "number": number, "sha": sha, "by": by}
-        store.outbox.enqueue(f"tick/{run_id}/{task}", TICK, payload, run_id=run_id, tx=tx)
+        tick = TickRequested(run_id=run_id, task=task, number=number, sha=sha, by=by)
+        enqueue(store, f"tick/{run_id}/{task}", tick, run_id=run_id, tx=tx)
     return step
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 import threading
 
-from app.apphost.executor import Executor, HostConfig
+from app.apphost.executor import Executor
+from app.apphost.performers.base import HostConfig
+from app.apphost.performers.command import COMMAND_KINDS
 from app.apphost.reconcile import Reconciler
-from app.commands.lane import COMMAND_KINDS
 from app.github import GitHubApp
 from app.service_settings import Settings
 from app.store import Store

@@ -16,7 +16,8 @@ import threading
 
 from app.apphost import api
 from app.apphost.dispatched import Expected, rejection
-from app.apphost.executor import Executor, dispatch_record
+from app.apphost.executor import Executor
+from app.apphost.performers.ingest import dispatch_record
 from app.apphost.runs import RunKey, open_runs, run_meta
 from app.apphost.step import VIEWS, load_state, views_key
 from app.core.inputs import StageFinished
@@ -47,12 +48,13 @@ class Reconciler:
         """One pass over every open run; counts of what it found."""
         found = {"ingested": 0, "vanished": 0, "overdue": 0, "runs": 0}
         store = self.executor.store
+        context = self.executor.context
         for run_id in open_runs(store):
             found["runs"] += 1
             state = load_state(store, run_id)
             meta = run_meta(store, run_id)
             key = RunKey.from_json(meta["key"])
-            client = self.executor.client(key)
+            client = context.client(key)
             for t, a in state.live_attempts():
                 entry = store.outbox.get(attempt_key(run_id, t.id, a.stage, a.number, a.lane))
                 record = dispatch_record(entry)
@@ -103,7 +105,7 @@ class Reconciler:
             self.executor.store,
             run_id,
             StageFinished(
-                at=self.executor.clock(),
+                at=self.executor.context.clock(),
                 task=task,
                 stage=stage,
                 token=token,

@@ -3,7 +3,8 @@
 Each `Verb` row carries its usage, what it does, who may use it and an example;
 `parse_line` reads arguments only through the row's `parse`, and `help_text`
 renders the same rows, so the help cannot list a verb the parser does not take
-(`tests/commands/test_grammar.py` compares them). Pure: no I/O.
+(`tests/commands/test_grammar.py` compares them); `do` is what the verb does
+(`app.commands.verbs`), so running a command is one look-up too. No I/O here.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from app.commands import verbs
+from app.commands.host import Answer
+from app.commands.verbs import Asked, Do
 from app.core.config import ConfigError, load_overrides
 
 PREFIX = "/odw"
@@ -102,11 +106,16 @@ class Verb:
     example: str
     access: Access
     parse: Parser
+    do: Do
 
 
 def _help(a: _Args) -> Command:
     a.nothing_more(a.words)
     return Command("help", a.line)
+
+
+def _show_help(a: Asked, c: Command) -> Answer:
+    return Answer(True, help_text(permission=a.config.command_permission))
 
 
 def _status(a: _Args) -> Command:
@@ -219,7 +228,7 @@ def _assess(a: _Args) -> Command:
 
 
 _ROWS: tuple[Verb, ...] = (
-    Verb("help", "/odw help", "list these commands", "/odw help", "read", _help),
+    Verb("help", "/odw help", "list these commands", "/odw help", "read", _help, _show_help),
     Verb(
         "status",
         "/odw status [ID]",
@@ -227,6 +236,7 @@ _ROWS: tuple[Verb, ...] = (
         "/odw status 1.2.3",
         "read",
         _status,
+        verbs.status,
     ),
     Verb(
         "run",
@@ -235,6 +245,7 @@ _ROWS: tuple[Verb, ...] = (
         "/odw run --max-parallel 3",
         "configured",
         _run,
+        verbs.run,
     ),
     Verb(
         "retry",
@@ -243,6 +254,7 @@ _ROWS: tuple[Verb, ...] = (
         "/odw retry 1.2.3",
         "configured",
         _one_task("retry"),
+        verbs.move,
     ),
     Verb(
         "rearm",
@@ -252,6 +264,7 @@ _ROWS: tuple[Verb, ...] = (
         "/odw rearm 1.2.3 stageAttempts=3 gateRetryBudget.build=4",
         "configured",
         _rearm,
+        verbs.move,
     ),
     Verb(
         "complete",
@@ -260,6 +273,7 @@ _ROWS: tuple[Verb, ...] = (
         '/odw complete 1.2.3 --reason "fixed by hand"',
         "configured",
         _complete,
+        verbs.move,
     ),
     Verb(
         "force-start",
@@ -268,6 +282,7 @@ _ROWS: tuple[Verb, ...] = (
         "/odw force-start 1.2.3",
         "configured",
         _one_task("force-start"),
+        verbs.move,
     ),
     Verb(
         "halt",
@@ -276,8 +291,9 @@ _ROWS: tuple[Verb, ...] = (
         "/odw halt flaky runners",
         "configured",
         _halt,
+        verbs.move,
     ),
-    Verb("resume", "/odw resume", "undo a halt", "/odw resume", "configured", _resume),
+    Verb("resume", "/odw resume", "undo a halt", "/odw resume", "configured", _resume, verbs.move),
     Verb(
         "recover",
         "/odw recover [assess|review|continue] [ID]",
@@ -285,6 +301,7 @@ _ROWS: tuple[Verb, ...] = (
         "/odw recover continue 1.2.3",
         "configured",
         _recover,
+        verbs.recover,
     ),
     Verb(
         "assess",
@@ -293,6 +310,7 @@ _ROWS: tuple[Verb, ...] = (
         "/odw assess 1.2.3",
         "configured",
         _assess,
+        verbs.recover,
     ),
 )
 

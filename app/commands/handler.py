@@ -1,4 +1,5 @@
-"""Handling `/odw` comments and check-run button clicks.
+"""Handling `/odw` comments and check-run button clicks, each as recorded
+(`app.commands.received.CommandReceived`).
 
 For a comment (`issue_comment.created` only; an edit never re-runs
 anything): ignore the App's own comments and unlisted bots; find the command
@@ -21,20 +22,18 @@ from datetime import UTC, datetime
 
 from app.commands.answers import Line, reply_body, reply_marker
 from app.commands.buttons import BUTTONS, command_for_click, task_of_check
-from app.commands.grammar import Command, CommandError, help_text, parse_line
-from app.commands.host import Answer, CommandHost, Launch, NoOpenRun, RepoGitHub, Where
+from app.commands.grammar import VERBS, Command, CommandError, parse_line
+from app.commands.host import Answer, CommandHost, RepoGitHub, Where
 from app.commands.lines import command_lines
 from app.commands.permission import PermissionCache, ignored_author, is_bot
-from app.core.inputs import OperatorMove
+from app.commands.received import ButtonClick, CommandReceived, CommentCommand
+from app.commands.verbs import Asked
 from app.core.ownership import CheckFacts, foreign_click
 from app.core.repo_config import RepoConfig
 from app.core.sanitize import sanitize_markdown
 from app.github.errors import GitHubError
-from webhooks.payloads import CheckRunEvent, IssueCommentEvent
 
 log = logging.getLogger("odw.commands")
-
-MOVES = frozenset({"retry", "rearm", "complete", "force-start", "halt", "resume"})
 
 
 @dataclass
@@ -61,16 +60,17 @@ class CommandHandler:
 
     # -- comments ----------------------------------------------------------------
 
-    def on_issue_comment(self, event: IssueCommentEvent) -> Handled:
-        if event.action != "created":
-            return Handled(ignored=f"a comment {event.action}; only new comments are commands")
-        where = _where(event)
-        if where is None:
-            return Handled(ignored="no installation or repository in the delivery")
-        user = event.comment.user
-        login = user.login if user else ""
-        kind = user.type if user else None
-        lines = command_lines(event.comment.body or "")
+    def perform(self, received: CommandReceived) -> Handled:
+        """Handle one recorded command (the App host's `app-command` entry)."""
+        if isinstance(received.said, CommentCommand):
+            return self.on_comment(received.where, received.said)
+        return self.on_click(received.where, received.said)
+
+    # -- comments ----------------------------------------------------------------
+
+    def on_comment(self, where: Where, comment: CommentCommand) -> Handled:
+        login, kind = comment.author, comment.author_type
+        lines = command_lines(comment.body)
         if not lines:
             return Handled(ignored="no /odw command")
         # A person's command is acknowledged before anything else is read; a bot's
@@ -80,16 +80,17 @@ class CommandHandler:
         if why is not None:
             return Handled(ignored=why)
         gh = self.github(where)
-        gh.reactions.react_to_comment(event.comment.id, "eyes")
+        gh.reactions.react_to_comment(comment.comment_id, "eyes")
         config = config or self.host.settings(where)
-        number = event.issue.number
-        marker = reply_marker(event.comment.id)
+        number = comment.number
+        marker = reply_marker(comment.comment_id)
         if gh.comments.find_marked_comment(number, marker, self.app_login) is not None:
             return Handled(ignored="already answered")
-        default_task = self.host.task_of_pull(where, number) if event.on_pull_request else None
-        fork = self._fork(where, gh, number) if event.on_pull_request else None
+        on_pull = comment.on_pull_request
+        default_task = self.host.task_of_pull(where, number) if on_pull else None
+        fork = self._fork(where, gh, number) if on_pull else None
         done = [self._one(where, gh, config, line, login, default_task, fork) for line in lines]
-        self._answer(gh, event.comment.id, number, marker, login, done)
+        self._answer(gh, comment.comment_id, number, marker, login, done)
         return Handled(lines=done)
 
     def _one(
@@ -133,47 +134,11 @@ class CommandHandler:
 
     def _execute(self, where: Where, c: Command, by: str, config: RepoConfig) -> Answer:
         try:
-            if c.verb == "help":
-                return Answer(True, help_text(permission=config.command_permission))
-            if c.verb == "status":
-                return self.host.status(where, c.task)
-            if c.verb in MOVES:
-                return self._move(where, c, by)
-            if c.verb == "run":
-                launch = Launch(by, dry_run=c.dry_run, task=c.task, max_parallel=c.max_parallel)
-                return self.host.launch(where, launch)
-            # recover and assess: a fresh launch over surviving branches
-            return self.host.launch(where, Launch(by, resume_mode=c.mode, resume_task=c.task))
+            return VERBS[c.verb].do(Asked(self.host, where, by, config, self.clock()), c)
         except GitHubError as exc:
             log.warning("command %s failed: %s", c.line, exc)
             status = exc.status or "no response"
             return Answer(False, f"GitHub did not answer ({status}); nothing may have changed")
-
-    def _move(self, where: Where, c: Command, by: str) -> Answer:
-        move = OperatorMove(
-            at=self.clock(),
-            move=c.verb,  # type: ignore[arg-type]  # MOVES are the core's MoveName
-            task=c.task,
-            by=by,
-            reason=c.reason or f"/odw {c.verb} by @{by}",
-            overrides=dict(c.overrides),
-        )
-        try:
-            return self.host.move(where, move)
-        except NoOpenRun:
-            if c.verb == "retry" and c.task is not None:
-                # The run ended: continue the task from its surviving branch in a new run.
-                answer = self.host.launch(
-                    where, Launch(by, resume_mode="continue", resume_task=c.task)
-                )
-                return Answer(
-                    answer.ok,
-                    f"the run had ended; {answer.text}",
-                    answer.dispatched,
-                    answer.run_check_url,
-                    answer.task_pull_url,
-                )
-            return Answer(False, "no ODW run is open on this repository; `/odw run` starts one")
 
     def _fork(self, where: Where, gh: RepoGitHub, number: int) -> str | None:
         """The fork a pull request comes from, or None for a branch of this repository."""
@@ -200,36 +165,26 @@ class CommandHandler:
 
     # -- check-run buttons ---------------------------------------------------------
 
-    def on_check_run(self, event: CheckRunEvent) -> Handled:
-        if event.action == "requested_action" and event.requested_action is not None:
-            identifier = event.requested_action.identifier
-        elif event.action == "rerequested":
-            identifier = "rerequested"
-        else:
-            return Handled(ignored=f"check_run {event.action} is not a click")
-        where = _where(event)
-        task = task_of_check(event.check_run.name)
-        if where is None or task is None:
-            return Handled(ignored=f"{event.check_run.name!r} is not a task's check run")
-        run = event.check_run
-        facts = CheckFacts(task, run.app.id if run.app else None, run.external_id)
+    def on_click(self, where: Where, click: ButtonClick) -> Handled:
+        task = task_of_check(click.check_name)
+        if task is None:
+            return Handled(ignored=f"{click.check_name!r} is not a task's check run")
+        facts = CheckFacts(task, click.check_app_id, click.external_id)
         why = foreign_click(facts, app_id=self.app_id, live_run=self.host.open_run(where))
         if why is not None:
-            log.info("%s click ignored: %s", event.subject(), why)
+            log.info("check run %s %r click ignored: %s", click.check_run_id, click.check_name, why)
             return Handled(ignored=f"not ODW's check run of a live task: {why}")
-        login = event.sender.login if event.sender else ""
+        login = click.by
         config = self.host.settings(where)
-        why = ignored_author(
-            login, event.sender.type if event.sender else None, config, self.app_login
-        )
+        why = ignored_author(login, click.by_type, config, self.app_login)
         if why is not None:
             return Handled(ignored=why)
-        command = command_for_click(identifier, task, login)
+        command = command_for_click(click.identifier, task, login)
         if command is None:
-            return Handled(ignored=f"unknown button {identifier!r}")
+            return Handled(ignored=f"unknown button {click.identifier!r}")
         gh = self.github(where)
-        label = BUTTONS[command.verb][0] if command.verb in BUTTONS else identifier
-        line = f"{command.line}  (the {label} button on `{event.check_run.name}`)"
+        label = BUTTONS[command.verb][0] if command.verb in BUTTONS else click.identifier
+        line = f"{command.line}  (the {label} button on `{click.check_name}`)"
         decision = self.permissions.check(
             where.repository, login, config.command_permission, gh.permissions.permission_of
         )
@@ -240,13 +195,6 @@ class CommandHandler:
             done = Line(line, answer.ok, answer.text, answer=answer)
         number = self.host.pull_of_task(where, task)
         if number is not None:
-            marker = f"<!-- odw:click {event.check_run.id} -->"
+            marker = f"<!-- odw:click {click.check_run_id} -->"
             gh.comments.create_comment(number, reply_body(marker, login, [done]))
         return Handled(lines=[done])
-
-
-def _where(event: IssueCommentEvent | CheckRunEvent) -> Where | None:
-    if event.installation_id is None or event.repository is None:
-        return None
-    base = event.repository.default_branch or "main"
-    return Where(event.installation_id, event.repository.full_name, base)

@@ -1,4 +1,4 @@
-"""A launch asked for by a command: its options on the wire, and what they change.
+"""A launch asked for by a command: what its options change in the run it starts.
 
 `/odw run [--dry-run] [--task ID] [--max-parallel N]`, `/odw recover [MODE]
 [ID]`, `/odw assess ID` and a retry after the run ended all start a run with
@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from app.commands.host import Launch
 from app.core.config import RunConfig, load_config
@@ -22,22 +21,6 @@ from app.core.held import held_ids
 from app.core.roadmap import Roadmap
 from app.gitops.evidence.repo import LocalRepo
 from app.gitops.evidence.survivors import find_survivors
-
-
-def options_of(launch: Launch) -> dict[str, Any]:
-    """The launch's options as the App's start request carries them (camelCase)."""
-    found: dict[str, Any] = {"by": launch.by}
-    if launch.dry_run:
-        found["dryRun"] = True
-    if launch.task is not None:
-        found["task"] = launch.task
-    if launch.max_parallel is not None:
-        found["maxParallel"] = launch.max_parallel
-    if launch.resume_mode is not None:
-        found["resumeMode"] = launch.resume_mode
-    if launch.resume_task is not None:
-        found["resumeTaskId"] = launch.resume_task
-    return found
 
 
 @dataclass(frozen=True)
@@ -50,28 +33,28 @@ class Start:
 
 
 def start_for(
-    options: dict[str, Any],
+    launch: Launch,
     config: RunConfig,
     roadmap: Roadmap,
     base: str,
     repo: Callable[[], LocalRepo],
     runs_root: Path,
 ) -> Start:
-    """The run settings and held ids for `options`; surviving branches are read
+    """The run settings and held ids for `launch`; surviving branches are read
     from origin (through `repo`, the App's clone) only when they matter."""
     data = config.model_dump(by_alias=True)
-    if options.get("dryRun"):
+    if launch.dry_run:
         data["dryRun"] = True
-    if options.get("maxParallel"):
-        data["maxParallel"] = options["maxParallel"]
-    if options.get("resumeMode"):
+    if launch.max_parallel:
+        data["maxParallel"] = launch.max_parallel
+    if launch.resume_mode:
         data["resumePartialBranches"] = True
-        data["resumeMode"] = options["resumeMode"]
-        data["resumeTaskId"] = options.get("resumeTaskId")
+        data["resumeMode"] = launch.resume_mode
+        data["resumeTaskId"] = launch.resume_task
     checked = load_config(data, where="command")
     clone = repo()
     heads = clone.origin_heads()
-    held = held_ids(roadmap, heads, options.get("task"))
+    held = held_ids(roadmap, heads, launch.task)
     survivors = (
         find_survivors(clone, base, roadmap, heads, runs_root)
         if checked.resume_partial_branches

@@ -1,6 +1,6 @@
-"""`CommandHost` over the App host: settings from the base, moves into the open
-run through `app.apphost.api`, launches through its start request, status from
-the stored run."""
+"""The App host's side of a command: `app.commands.host.CommandHost` over the
+store. Settings from the base, moves into the open run through `api`,
+launches through its start request, status from the stored run."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from typing import Any
 from app.apphost import api
 from app.apphost.runs import RunKey, find_open
 from app.apphost.step import load_state
-from app.commands.host import Answer, Launch, NoOpenRun, Where
-from app.commands.launch import options_of
+from app.commands.host import Answer, Launch, Where
 from app.core.inputs import OperatorMove
 from app.core.naming import task_id_from_branch
 from app.core.repo_config import CONFIG_PATH, ConfigProblem, RepoConfig, read_repo_config
@@ -112,14 +111,10 @@ class AppCommandHost:
         )  # fmt: skip
 
     def move(self, where: Where, move: OperatorMove) -> Answer:
-        key = self.key(where)
-        try:
-            step = api.submit_move(
-                self.store, key, move.move, by=move.by, task=move.task, reason=move.reason,
-                overrides=dict(move.overrides),
-            )  # fmt: skip
-        except api.NoOpenRun:
-            raise NoOpenRun(f"no open run for {key.label()}") from None
+        step = api.submit_move(
+            self.store, self.key(where), move.move, by=move.by, task=move.task,
+            reason=move.reason, overrides=dict(move.overrides),
+        )  # fmt: skip
         self.wake()
         _, handles = self._handles(where)
         links = self._links(handles, move.task)
@@ -141,7 +136,7 @@ class AppCommandHost:
                 "(`/odw halt` stops it)",
                 **self._links(handles, launch.task or launch.resume_task),
             )
-        api.request_start(self.store, key, by=launch.by, options=options_of(launch))
+        api.request_start(self.store, key, by=launch.by, launch=launch)
         self.wake()
         if launch.resume_mode:
             what = f"a fresh run recovering surviving branches ({launch.resume_mode} mode"

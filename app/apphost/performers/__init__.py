@@ -1,0 +1,1 @@
+"""One performer per outbox kind, wired in one table (`table.py`)."""

@@ -1,0 +1,204 @@
+"""`IngestRequested`: a completed workflow run, trusted only when it is ours, fed
+once to its run.
+
+The run is read again and accepted only as the run recorded at dispatch for a
+live attempt (`dispatched.rejection`); its verdict artifact is fetched and
+checked, and the attempt ends with `StageFinished`. An ingestion that gives
+up ends its attempt as an infrastructure fault.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from app.apphost import api
+from app.apphost.adapters import attempt_dir
+from app.apphost.app_effects import IngestRequested
+from app.apphost.dispatched import Expected, rejection
+from app.apphost.performers.base import Busy, HostContext
+from app.apphost.runs import RunKey, open_runs, run_meta
+from app.apphost.step import Step, load_state
+from app.core.inputs import StageFinished
+from app.core.judging import Fault
+from app.core.keys import attempt_key
+from app.core.verdict import Verdict
+from app.github.errors import GitHubError, NotFound, UnsafeArtifact
+from app.github.protocols import Artifacts, WorkflowRun
+from app.store.outbox import Effect as Entry
+
+log = logging.getLogger("odw.apphost")
+
+ARTIFACT = "odw-verdict"
+MAX_ARTIFACT_BYTES = 8 << 20
+
+
+class VerdictGitHub(Protocol):
+    """What reading a stage's verdict uses of one repository (a `RepositoryClient` is one)."""
+
+    @property
+    def artifacts(self) -> Artifacts: ...
+
+
+class NotRecordedYet(Busy):
+    """A run completed while a dispatch of its repository is not yet recorded:
+    it may be that dispatch's run, so it is read again shortly, uncounted, until
+    the dispatch settles (done, or given up as an infra fault)."""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A live stage attempt, as its workflow run is matched to it."""
+
+    run_id: str
+    task: str
+    stage: str
+    number: int
+    lane: str
+    token: str
+    branch: str
+    workflow_run: int  # the run id recorded at dispatch
+
+
+@dataclass
+class IngestPerformer:
+    context: HostContext
+
+    def perform(self, ingest: IngestRequested, *, again: bool) -> Any:
+        client = self.context.github.repository(ingest.installation, ingest.repository)
+        try:
+            run = client.runs.get_run(ingest.workflow_run)
+        except NotFound:
+            return {"ignored": "the workflow run does not exist"}
+        return self.ingest_run(ingest.installation, ingest.repository, client, run)
+
+    def gave_up(self, ingest: IngestRequested, error: str) -> None:
+        """An ingestion that keeps failing ends its attempt as an infrastructure
+        fault, so the task never stays `running` with nobody to answer it."""
+        attempt = self.live_attempt(ingest.installation, ingest.repository, ingest.workflow_run)
+        if attempt is None:
+            return
+        fault = Fault(
+            kind="infra",
+            detail=f"workflow run {ingest.workflow_run}: its verdict could not be read: {error}",
+        )
+        self._finished(attempt, None, fault)
+
+    def ingest_run(
+        self, installation: int, repository: str, client: VerdictGitHub, run: WorkflowRun
+    ) -> Any:
+        if run.status != "completed":
+            return {"ignored": f"run is {run.status}"}
+        attempt = self.live_attempt(installation, repository, run.id)
+        why = (
+            "no live attempt recorded its id at dispatch"
+            if attempt is None
+            else rejection(run, Expected(repository, attempt.branch, attempt.workflow_run))
+        )
+        if attempt is None and self._dispatch_pending(installation, repository):
+            raise NotRecordedYet(f"a dispatch in {repository} is not recorded yet")
+        if attempt is None or why is not None:
+            # Logged, never counted: a stranger's run must not wear a task's budget down.
+            log.warning(
+                "workflow run %s in %s (%r on %r, started by %r) rejected: %s; nothing changed",
+                run.id, repository, run.path, run.head_branch, run.triggering_actor, why,
+            )  # fmt: skip
+            return {"rejected": why}
+        verdict, fault = self.verdict_of(
+            client, run, attempt.run_id, attempt.task, attempt.stage, attempt.number,
+            attempt.lane, attempt.token,
+        )  # fmt: skip
+        step = self._finished(attempt, verdict, fault)
+        return {
+            "run": attempt.run_id,
+            "task": attempt.task,
+            "stage": attempt.stage,
+            "events": len(step.events),
+        }
+
+    def _attempts(self, installation: int, repository: str) -> Iterator[tuple[Attempt, Any]]:
+        """Each live attempt of the repository's open runs, with its dispatch entry."""
+        store = self.context.store
+        for run_id in open_runs(store):
+            key = RunKey.from_json(run_meta(store, run_id)["key"])
+            if key.installation != installation or key.repository != repository:
+                continue
+            for t, a in load_state(store, run_id).live_attempts():
+                entry = store.outbox.get(attempt_key(run_id, t.id, a.stage, a.number, a.lane))
+                record = dispatch_record(entry)
+                wf = int((record or {}).get("workflowRun") or 0)
+                yield Attempt(run_id, t.id, a.stage, a.number, a.lane, a.token, t.branch, wf), entry
+
+    def live_attempt(self, installation: int, repository: str, workflow_run: int) -> Attempt | None:
+        """The live attempt whose dispatch recorded `workflow_run` as its run."""
+        for attempt, _ in self._attempts(installation, repository):
+            if attempt.workflow_run == workflow_run:
+                return attempt
+        return None
+
+    def _dispatch_pending(self, installation: int, repository: str) -> bool:
+        return any(
+            entry is not None and entry.status in ("pending", "in_flight")
+            for _, entry in self._attempts(installation, repository)
+        )
+
+    def _finished(self, attempt: Attempt, verdict: Verdict | None, fault: Fault | None) -> Step:
+        """Tell the core an attempt is over, with its verdict or the fault that ended it."""
+        finished = StageFinished(
+            at=self.context.clock(),
+            task=attempt.task,
+            stage=attempt.stage,
+            token=attempt.token,
+            verdict=verdict,
+            fault=fault,
+        )
+        return api.submit(self.context.store, attempt.run_id, finished)
+
+    def verdict_of(
+        self,
+        client: VerdictGitHub,
+        run: WorkflowRun,
+        run_id: str,
+        task: str,
+        stage: str,
+        attempt: int,
+        lane: str,
+        token: str,
+    ) -> tuple[Verdict | None, Fault | None]:
+        """The artifact's verdict, checked; or the infra fault that explains its absence."""
+
+        def infra(detail: str) -> tuple[None, Fault]:
+            return None, Fault(kind="infra", detail=f"workflow run {run.id}: {detail}")
+
+        if run.conclusion == "cancelled":
+            return infra("cancelled before it reported a verdict")
+        try:
+            artifacts = [a for a in client.artifacts.list_artifacts(run.id) if a.name == ARTIFACT]
+        except NotFound:
+            return infra("vanished")
+        if not artifacts or artifacts[0].expired:
+            return infra(f"concluded {run.conclusion} without a {ARTIFACT} artifact")
+        dest = attempt_dir(self.context.run_dir(run_id), task, stage, attempt, lane)
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir(parents=True)
+        try:
+            client.artifacts.download_artifact(artifacts[0], dest, MAX_ARTIFACT_BYTES)
+            verdict = Verdict.model_validate_json((dest / "verdict.json").read_text("utf-8"))
+        except UnsafeArtifact as exc:
+            log.warning("workflow run %s: its %s artifact is refused: %s", run.id, ARTIFACT, exc)
+            return infra(f"the {ARTIFACT} artifact was refused: {exc.reason}")
+        except (OSError, ValueError, GitHubError) as exc:
+            return infra(f"no valid verdict in the artifact: {type(exc).__name__}: {exc}")
+        if (verdict.token, verdict.task, verdict.stage) != (token, task, stage):
+            return infra("the verdict names another attempt (token, task or stage differ)")
+        return verdict, None
+
+
+def dispatch_record(entry: Entry | None) -> dict[str, Any] | None:
+    """What a dispatch entry recorded once done (its run id, when, its deadline)."""
+    if entry is None or entry.status != "done" or not isinstance(entry.result, dict):
+        return None
+    return entry.result

@@ -1,0 +1,64 @@
+"""`SyncViews`: bring a run's checks, pull requests and comments up to date
+(`app.apphost.sync.ViewSync`), one syncer per run at a time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.apphost.app_effects import SyncViews, enqueue
+from app.apphost.performers.base import Busy, HostContext
+from app.apphost.runs import RunKey, run_meta
+from app.apphost.step import load_state, views_key
+from app.apphost.sync import ViewSync
+
+
+@dataclass
+class ViewsPerformer:
+    context: HostContext
+
+    def perform(self, views: SyncViews, *, again: bool) -> Any:
+        return self.sync(views.run_id, again=again)
+
+    def gave_up(self, views: SyncViews, error: str) -> None:
+        """Nothing waits on views: the next step or reconciler pass syncs them again."""
+
+    def sync(self, run_id: str, *, again: bool = False) -> Any:
+        """Sync the run's views now, unless another executor is at it.
+
+        While another executor syncs this run, one follow-up is queued for the
+        log's current version (coalesced by its key) and this entry is done:
+        the follow-up starts after, so the newest state is always shown.
+        """
+        store = self.context.store
+        try:
+            with self.context.holding(f"app-views:{run_id}", f"views of {run_id} are being synced"):
+                return self._sync(run_id, again)
+        except Busy:
+            version = store.events.version(run_id)
+            enqueue(
+                store,
+                f"{views_key(run_id, version)}/after-busy",
+                SyncViews(run_id=run_id),
+                run_id=run_id,
+                not_before=store.clock() + 0.3,
+            )
+            return {"deferred": version}
+
+    def _sync(self, run_id: str, again: bool) -> Any:
+        ctx = self.context
+        state = load_state(ctx.store, run_id)
+        meta = run_meta(ctx.store, run_id)
+        key = RunKey.from_json(meta["key"])
+        ViewSync(
+            ctx.store,
+            ctx.client(key),
+            run_id,
+            ctx.run_dir(run_id),
+            str(meta.get("sha") or ""),
+            ctx.config.bot_login,
+            repository_url=ctx.url(key).removesuffix(".git"),
+            details_url=ctx.config.details_url,
+            again=again,
+        ).sync(state)
+        return {"version": state.version}
