@@ -45,7 +45,7 @@ from app.apphost.dispatched import AmbiguousRun, Expected, rejection, tag_key
 from app.apphost.installation_access import check as check_credentials
 from app.apphost.pr_landing import RunLanding
 from app.apphost.run_settings import RunSettings, parse_settings
-from app.apphost.runs import RunKey, find_open, new_run_id, open_runs, run_meta
+from app.apphost.runs import RunKey, find_open, live_attempts, new_run_id, run_meta
 from app.apphost.step import VIEWS, Step, decide_step, effect_of, load_state, views_key
 from app.apphost.sync import ViewSync
 from app.apphost.views import config_check
@@ -56,7 +56,6 @@ from app.core.held import NotAnOpenTask
 from app.core.identity import INTEGRATOR_IDENTITY, Identity
 from app.core.inputs import StageFinished, StartRun
 from app.core.judging import Fault
-from app.core.keys import attempt_key
 from app.core.naming import ROADMAP_PATH, task_branch
 from app.core.repo_config import CONFIG_PATH, ConfigProblem, read_repo_config
 from app.core.roadmap_edit import TickError, is_ticked, tick
@@ -562,15 +561,11 @@ class Executor:
 
     def _attempts(self, installation: int, repository: str) -> Iterator[tuple[Attempt, Any]]:
         """Each live attempt of the repository's open runs, with its dispatch entry."""
-        for run_id in open_runs(self.store):
-            key = RunKey.from_json(run_meta(self.store, run_id)["key"])
-            if key.installation != installation or key.repository != repository:
-                continue
-            for t, a in load_state(self.store, run_id).live_attempts():
-                entry = self.store.outbox.get(attempt_key(run_id, t.id, a.stage, a.number, a.lane))
-                record = dispatch_record(entry)
-                wf = int((record or {}).get("workflowRun") or 0)
-                yield Attempt(run_id, t.id, a.stage, a.number, a.lane, a.token, t.branch, wf), entry
+        for a in live_attempts(self.store, installation, repository):
+            entry = self.store.outbox.get(a.key)
+            wf = int((dispatch_record(entry) or {}).get("workflowRun") or 0)
+            attempt = Attempt(a.run_id, a.task, a.stage, a.attempt, a.lane, a.token, a.branch, wf)
+            yield attempt, entry
 
     def live_attempt(self, installation: int, repository: str, workflow_run: int) -> Attempt | None:
         """The live attempt whose dispatch recorded `workflow_run` as its run."""

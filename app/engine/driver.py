@@ -5,10 +5,11 @@ the one step (`step.advance`: decide, append at the expected version, then the
 effects), and a run ends when the core's `run_over` says so. Here the log is
 in memory (or local mode's store) and effects are performed at once; the App
 takes the same step on its store's log and puts the effects in its outbox. A
-crash leaves a log that says what was asked; `open` on an existing log replays it and resumes: landed tasks
-are not re-run, attempts whose process died come back as infra faults, and an
-interrupted integration is never blindly repeated: the base is re-read first,
-and only when it shows no landing does the integration run again.
+crash leaves a log that says what was asked; `open` on an existing log replays
+it and resumes: landed tasks are not re-run, attempts whose process died come
+back as infra faults, and an interrupted integration is never blindly repeated:
+the base is re-read first, and only when it shows no landing does the
+integration run again.
 """
 
 from __future__ import annotations
