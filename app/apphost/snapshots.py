@@ -119,6 +119,8 @@ def index_unsnapshotted(store: Store, status: str) -> None:
             continue
         with store.transaction() as tx:
             state = replay(store.events.load(view.run_id, tx=tx))
+            if store.events.version(view.run_id, tx=tx) != state.version:
+                continue  # a step took an input meanwhile: it saved both itself
             store.projections.put_run(
                 view.run_id, state.version, view.status, view.data,
                 state=snapshot_text(state), tx=tx,

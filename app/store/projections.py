@@ -121,7 +121,15 @@ class Projections(Part):
         with self._tx(tx) as conn:
             conn.execute(delete(live_attempts).where(live_attempts.c.run_id == run_id))
             if rows:
-                conn.execute(live_attempts.insert(), rows)
+                # An upsert: a writer that indexed the run meanwhile is overwritten,
+                # never a cause of failure (the newest state's rows win).
+                stmt = self._insert(live_attempts).values(rows)
+                conn.execute(
+                    stmt.on_conflict_do_update(
+                        index_elements=["key"],
+                        set_={k: stmt.excluded[k] for k in rows[0] if k != "key"},
+                    )
+                )
 
     def attempts(
         self, installation: int, repository: str, *, tx: Connection | None = None
