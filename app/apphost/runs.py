@@ -2,7 +2,8 @@
 
 A run's identity and what it was started from (the pinned base SHA, the
 repository's settings) live in its projection's data; the event log is the
-core's. `find_open` is how every input finds the run it belongs to.
+core's. `find_open` is how every input finds the run it belongs to;
+`live_attempts` is how a completed workflow run finds the attempts it may be.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from app.apphost.snapshots import index_unsnapshotted
 from app.store import Store
+from app.store.projections import LiveAttemptRow
 
 OPEN = "running"
 FINISHED = "finished"
@@ -61,3 +64,10 @@ def run_meta(store: Store, run_id: str, *, tx: Connection | None = None) -> dict
 
 def open_runs(store: Store) -> list[str]:
     return [v.run_id for v in store.projections.runs(status=OPEN) if "key" in v.data]
+
+
+def live_attempts(store: Store, installation: int, repository: str) -> list[LiveAttemptRow]:
+    """The live attempts of the repository's open runs: one indexed read, no fold
+    (a run saved before the index existed is folded and indexed first, once)."""
+    index_unsnapshotted(store, OPEN)
+    return store.projections.attempts(installation, repository)

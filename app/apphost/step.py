@@ -1,32 +1,34 @@
-"""The decide step: one input into one run, decided by the same core local mode uses.
+"""The decide step: one input into one run, through the step local mode takes too.
 
-In one transaction: load the run's event log, fold it, `decide`, append the
-events at the version read, put every effect in the outbox under its
-idempotency key, ask for the GitHub views to be brought up to date, and save
-the run's projection. A writer that lost the race (`ConcurrencyError`) reloads
-and decides again. When the run has nothing left running, waiting or stopped,
-the step ends it (`EndRun`) in the same transaction, as local mode's driver
-does when it goes idle.
+In one transaction: read the run's state (its snapshot and the events after
+it, `snapshots.load_state`), take the engine's step (`step.advance`: decide,
+append the events at the version read, hand over the effects) with every
+effect put in the outbox under its idempotency key, ask for the GitHub views to
+be brought up to date, and save the run's projection with the new snapshot and
+its live attempts. A writer that lost the race (`ConcurrencyError`) reads again
+and decides again. When the core finds the run over (`run_over`; a stopped run
+waits for `/odw resume`), the step ends it (`EndRun`) in the same transaction.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import TypeAdapter
 from sqlalchemy import Connection
 
-from app.core import events as ev
-from app.core.decide import CoreError, decide
+from app.apphost.snapshots import index_attempts, live_rows, snapshot_text
+from app.apphost.snapshots import load_state as load_state
+from app.core.decide import CoreError
 from app.core.effects import Effect
-from app.core.inputs import EndRun, Input
+from app.core.inputs import Input
 from app.core.result import run_result
-from app.core.state import RunState, apply
-from app.engine.driver import replay
+from app.core.state import RunState
 from app.engine.ports import ConcurrencyError
+from app.engine.step import advance
 from app.store import Store
 
 log = logging.getLogger("odw.apphost")
@@ -47,17 +49,6 @@ class Step:
     effects: list[Effect] = field(default_factory=list)
     refused: str | None = None
     state: RunState | None = None
-
-
-def load_state(store: Store, run_id: str, *, tx: Connection | None = None) -> RunState:
-    return replay(store.events.load(run_id, tx=tx))
-
-
-def idle(s: RunState) -> bool:
-    """Nothing runs, nothing is awaited, nothing stops the run: it can end."""
-    if not s.started or s.ended or s.stop is not None:
-        return False
-    return not s.live_attempts() and not any(t.awaiting for t in s.tasks.values())
 
 
 def effect_payload(run_id: str, effect: Effect) -> dict[str, Any]:
@@ -110,28 +101,22 @@ def _step(
 ) -> Step:
     state = load_state(store, run_id, tx=tx)
     step = Step(run_id)
+
+    def outbox(effect: Effect) -> None:
+        store.outbox.enqueue(
+            effect.key, effect.kind, effect_payload(run_id, effect), run_id=run_id, tx=tx
+        )
+
+    log_of_run = _RunLog(store, run_id, tx)
     try:
-        events, effects = decide(state, inp, tokens)
+        done = advance(state, inp, tokens, log_of_run, outbox, stopped_waits=True)
     except CoreError as exc:
         step.refused = str(exc)
         log.info("run %s refused %s: %s", run_id, inp.kind, exc)
         return step
-    for e in events:
-        apply(state, e)
-    if idle(state):
-        more, extra = decide(state, EndRun(at=inp.at), tokens)
-        for e in more:
-            apply(state, e)
-        events, effects = [*events, *more], [*effects, *extra]
-    rows = [ev.event_to_json(e) for e in events]
-    if not rows:
-        step.state = state
+    step.state = state
+    if not done.rows:
         return step
-    store.events.append(run_id, rows, state.version - len(rows), tx=tx)
-    for effect in effects:
-        store.outbox.enqueue(
-            effect.key, effect.kind, effect_payload(run_id, effect), run_id=run_id, tx=tx
-        )
     # Views a moment later: the effects (a dispatch above all) are claimed first.
     store.outbox.enqueue(
         views_key(run_id, state.version),
@@ -145,7 +130,24 @@ def _step(
     data = {**(view.data if view is not None else {}), **(meta or {})}
     data["result"] = run_result(state)
     store.projections.put_run(
-        run_id, state.version, "finished" if state.ended else "running", data, tx=tx
+        run_id,
+        state.version,
+        "finished" if state.ended else "running",
+        data,
+        state=snapshot_text(state),
+        tx=tx,
     )
-    step.events, step.effects, step.state = rows, effects, state
+    if "key" in data:
+        index_attempts(store, run_id, data["key"], live_rows(state), tx)
+    step.events, step.effects = done.rows, done.effects
     return step
+
+
+class _RunLog:
+    """The store's event log of one run, in the step's transaction."""
+
+    def __init__(self, store: Store, run_id: str, tx: Connection) -> None:
+        self.store, self.run_id, self.tx = store, run_id, tx
+
+    def append(self, events: Sequence[dict[str, Any]], expected_version: int) -> int:
+        return self.store.events.append(self.run_id, events, expected_version, tx=self.tx)

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pydantic import ConfigDict
+
 from app.core import events as ev
 from app.core import recovery_state
 from app.core.assessment import Assessment, SalvageResult
@@ -120,6 +122,10 @@ class FaultMetrics:
 
 @dataclass
 class RunState:
+    # For the snapshot's schema (`snapshot.py`): the parsed roadmap is not written
+    # there, it is rebuilt from the run's start.
+    __pydantic_config__ = ConfigDict(arbitrary_types_allowed=True)
+
     run_id: str = ""
     base: str = "main"
     roadmap: Roadmap | None = None
@@ -232,9 +238,14 @@ def apply(s: RunState, e: ev.Event) -> None:
 
 def _run_started(s: RunState, e: ev.RunStarted) -> None:
     s.run_id, s.base, s.config, s.excluded = e.run_id, e.base, e.config, tuple(e.held)
-    s.roadmap = parse_roadmap(e.roadmap, external_met=e.config.external_met)
+    s.roadmap = started_roadmap(e)
     s.tasks = units_of(s.roadmap)
     s.recovery = Recovery(survivors={v.branch: v for v in e.survivors})
+
+
+def started_roadmap(e: ev.RunStarted) -> Roadmap:
+    """The roadmap a run works on, as its start recorded it (a snapshot puts it back)."""
+    return parse_roadmap(e.roadmap, external_met=e.config.external_met)
 
 
 def _run_stopped(s: RunState, e: ev.RunStopped) -> None:

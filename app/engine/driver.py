@@ -1,11 +1,15 @@
 """The driver: feed inputs to `decide`, persist events, execute effects, loop.
 
-One component for every mode. Events are appended to the log (with the
-expected version) before any effect runs, so a crash leaves a log that says
-what was asked; `open` on an existing log replays it and resumes: landed tasks
-are not re-run, attempts whose process died come back as infra faults, and an
-interrupted integration is never blindly repeated: the base is re-read first,
-and only when it shows no landing does the integration run again.
+One component for every mode: every input, here and in the App, goes through
+the one step (`step.advance`: decide, append at the expected version, then the
+effects), and a run ends when the core's `run_over` says so. Here the log is
+in memory (or local mode's store) and effects are performed at once; the App
+takes the same step on its store's log and puts the effects in its outbox. A
+crash leaves a log that says what was asked; `open` on an existing log replays
+it and resumes: landed tasks are not re-run, attempts whose process died come
+back as infra faults, and an interrupted integration is never blindly repeated:
+the base is re-read first, and only when it shows no landing does the
+integration run again.
 """
 
 from __future__ import annotations
@@ -16,10 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core import events as ev
-from app.core.decide import decide
-from app.core.effects import (
-    Effect,
-)
+from app.core.decide import run_over
+from app.core.effects import Effect
 from app.core.inputs import (
     EndRun,
     Input,
@@ -47,6 +49,7 @@ from app.engine.ports import (
     StagePort,
     TokenSource,
 )
+from app.engine.step import advance
 
 
 class EngineError(RuntimeError):
@@ -139,9 +142,14 @@ class Engine:
                 continue
             elif pending:
                 self.feed(self._move(pending.popleft()))
-            else:
+            elif run_over(self.state, stopped_waits=False):
+                # Nobody here can resume a stopped run: with nothing queued, running
+                # or awaited, the run is over.
                 self.feed(EndRun(at=self.ports.clock()))
                 return run_result(self.state)
+            else:
+                waiting = [t.id for t in self.state.tasks.values() if t.awaiting]
+                raise EngineError(f"tasks {waiting} await answers nothing here will give")
         raise EngineError(f"the run did not settle within {self.max_steps} steps")
 
     def step(self) -> bool:
@@ -160,16 +168,9 @@ class Engine:
         """Decide, persist, then execute; results of effects queue up as inputs."""
         if isinstance(inp, StageFinished | IntegrationFinished):
             self.completions += 1
-        events, effects = decide(self.state, inp, self.ports.tokens)
-        rows = [ev.event_to_json(e) for e in events]
-        if rows:
-            self.ports.log.append(rows, self.state.version)
-        for e in events:
-            apply(self.state, e)
-        self.new_events.extend(rows)
-        for effect in effects:
-            self._execute(effect)
-        return effects
+        done = advance(self.state, inp, self.ports.tokens, self.ports.log, self._execute)
+        self.new_events.extend(done.rows)
+        return done.effects
 
     def _execute(self, effect: Effect, *, again: bool = False) -> None:
         result = perform(effect, self.ports, again=again)

@@ -58,16 +58,19 @@ class EventLog(Part):
         return expected_version + len(rows)
 
     def load(
-        self, run_id: str, after: int = 0, *, tx: Connection | None = None
+        self,
+        run_id: str,
+        after: int = 0,
+        *,
+        until: int | None = None,
+        tx: Connection | None = None,
     ) -> list[dict[str, Any]]:
-        """Events with sequence number greater than `after`, oldest first."""
+        """Events with sequence number greater than `after` (and at most `until`), oldest first."""
+        q = select(run_events.c.data).where(run_events.c.run_id == run_id, run_events.c.seq > after)
+        if until is not None:
+            q = q.where(run_events.c.seq <= until)
         with self._read(tx) as conn:
-            result = conn.execute(
-                select(run_events.c.data)
-                .where(run_events.c.run_id == run_id, run_events.c.seq > after)
-                .order_by(run_events.c.seq)
-            )
-            return [loads(data) for (data,) in result]
+            return [loads(data) for (data,) in conn.execute(q.order_by(run_events.c.seq))]
 
     def version(self, run_id: str, *, tx: Connection | None = None) -> int:
         with self._read(tx) as conn:

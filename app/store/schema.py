@@ -55,6 +55,8 @@ run_events = Table(
     Column("recorded_at", Float, nullable=False),
 )
 
+# A run's view; `state` is a snapshot of the core's run state as of log version
+# `state_version` (the App's), so an input folds only the events after it.
 runs = Table(
     "runs",
     metadata,
@@ -63,7 +65,28 @@ runs = Table(
     Column("status", String(50), nullable=False),
     Column("data", Text, nullable=False),
     Column("updated_at", Float, nullable=False),
+    Column("state", Text),
+    Column("state_version", Integer),
 )
+
+# The App's live stage attempts, rewritten with each snapshot of their run; `key`
+# is the attempt's dispatch key. A completed workflow run finds the attempts of
+# its repository here, in one indexed read, without folding any run.
+live_attempts = Table(
+    "live_attempts",
+    metadata,
+    Column("key", String(300), primary_key=True),
+    Column("run_id", String(200), nullable=False, index=True),
+    Column("installation_id", BigInteger, nullable=False),
+    Column("repository", String(300), nullable=False),
+    Column("task", String(200), nullable=False),
+    Column("stage", String(100), nullable=False),
+    Column("attempt", Integer, nullable=False),
+    Column("lane", String(100), nullable=False),
+    Column("token", String(200), nullable=False),
+    Column("branch", String(300), nullable=False),
+)
+Index("ix_live_attempts_repository", live_attempts.c.installation_id, live_attempts.c.repository)
 
 run_tasks = Table(
     "run_tasks",

@@ -7,7 +7,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 
-from app.store import SchemaOutOfDate, Store
+from app.store import SchemaOutOfDate, Store, migrate
+from app.store.engine import make_engine
 from app.store.migrate import current_revision, head_revision
 from app.store.schema import metadata
 from tests.conftest import RunOdw
@@ -55,3 +56,30 @@ def test_bad_database_url_is_one_line(run_odw: RunOdw, tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1
     assert "unsupported database URL" in result.stderr
+
+
+def test_the_snapshot_migration_keeps_existing_runs_without_a_snapshot(db_url: str) -> None:
+    engine = make_engine(db_url)
+    try:
+        migrate.upgrade(engine, "0001")
+        with engine.begin() as conn:
+            conn.execute(
+                text(
+                    "INSERT INTO runs (run_id, version, status, data, updated_at)"
+                    " VALUES ('r1', 3, 'running', '{\"key\": 1}', 1.0)"
+                )
+            )
+        migrate.upgrade(engine)
+        assert current_revision(engine) == head_revision()
+    finally:
+        engine.dispose()
+    store = Store.open(db_url)
+    try:
+        assert store.projections.snapshot("r1") is None
+        assert [v.run_id for v in store.projections.unsnapshotted(status="running")] == ["r1"]
+        store.projections.put_run("r1", 4, "running", {"key": 1}, state="s")
+        saved = store.projections.snapshot("r1")
+        assert saved is not None and (saved.version, saved.state) == (4, "s")
+        assert store.projections.attempts(1, "octo/hello") == []
+    finally:
+        store.close()

@@ -20,11 +20,10 @@ from app.apphost.adapters import attempt_dir
 from app.apphost.app_effects import IngestRequested
 from app.apphost.dispatched import Expected, rejection
 from app.apphost.performers.base import Busy, HostContext
-from app.apphost.runs import RunKey, open_runs, run_meta
-from app.apphost.step import Step, load_state
+from app.apphost.runs import live_attempts
+from app.apphost.step import Step
 from app.core.inputs import StageFinished
 from app.core.judging import Fault
-from app.core.keys import attempt_key
 from app.core.verdict import Verdict
 from app.github.errors import GitHubError, NotFound, UnsafeArtifact
 from app.github.protocols import Artifacts, WorkflowRun
@@ -122,15 +121,11 @@ class IngestPerformer:
     def _attempts(self, installation: int, repository: str) -> Iterator[tuple[Attempt, Any]]:
         """Each live attempt of the repository's open runs, with its dispatch entry."""
         store = self.context.store
-        for run_id in open_runs(store):
-            key = RunKey.from_json(run_meta(store, run_id)["key"])
-            if key.installation != installation or key.repository != repository:
-                continue
-            for t, a in load_state(store, run_id).live_attempts():
-                entry = store.outbox.get(attempt_key(run_id, t.id, a.stage, a.number, a.lane))
-                record = dispatch_record(entry)
-                wf = int((record or {}).get("workflowRun") or 0)
-                yield Attempt(run_id, t.id, a.stage, a.number, a.lane, a.token, t.branch, wf), entry
+        for a in live_attempts(store, installation, repository):
+            entry = store.outbox.get(a.key)
+            wf = int((dispatch_record(entry) or {}).get("workflowRun") or 0)
+            attempt = Attempt(a.run_id, a.task, a.stage, a.attempt, a.lane, a.token, a.branch, wf)
+            yield attempt, entry
 
     def live_attempt(self, installation: int, repository: str, workflow_run: int) -> Attempt | None:
         """The live attempt whose dispatch recorded `workflow_run` as its run."""
