@@ -43,7 +43,8 @@ class Context:
     def __init__(self, drafts: list[Draft], text: str) -> None:
         self.drafts = drafts
         self.text = normalized(text)
-        self.openings = openings(self.text)
+        # Each opening with the sentences it holds, read once for all of its tasks.
+        self.openings = [(o, sentences(o.text)) for o in openings(self.text)]
         self._keys: list[tuple[tuple[tuple[int, str], ...], str]] | None = None
         self._known: set[str] | None = None
         self._lines: list[str] | None = None
@@ -96,9 +97,9 @@ def read_open_task(d: Draft, position: int, texts: list[str], rm: Context) -> Re
         if may_name_dependencies(text):
             for s in sentences(text):
                 _take(reading, d, position, s, _Where(task, d.id, rm, d.line, s.clause.text), rm)
-    for opening in rm.openings:
+    for opening, found in rm.openings:
         if opening.heading < d.line < opening.end:
-            for s in sentences(opening.text):
+            for s in found:
                 subject = f"each open task under the heading on line {opening.heading}"
                 at = _Where(subject, d.id, opening.line_of(s.offset), opening=True)
                 _take(reading, d, position, s, at, rm)

@@ -33,9 +33,11 @@ _PROSE = re.compile(
     rf"\b(?P<word>requires|depends on|blocked by|builds on|after)\b{_END}",
     re.DOTALL | re.IGNORECASE,
 )
-_MARKERS = re.compile(r"requires|depends on|dependencies|blocked by|builds on|after", re.I)
+_MARKERS = ("requires", "depends on", "dependencies", "blocked by", "builds on", "after")
 # What makes prose look like a dependency: an id (quoted or not) or a task, step or phase.
-_LOOKS_LIKE = re.compile(r"\d+(?:\.\d+)+|\b(?:tasks?|steps?|phases?)\b", re.IGNORECASE)
+_LOOKS_LIKE = re.compile(r"\d+(?:\.\d+)+|\b(?:tasks?|steps?|phases?)\s+\S*\d", re.IGNORECASE)
+_ID = re.compile(r"\d+(?:\.\d+)+[a-z]?")
+_ONE_CLAUSE = re.compile(rf"Requires\s+({_ID.pattern})\s*\.?")
 # A clause that says there is nothing to wait for.
 _NOTHING = re.compile(r"[\s:\-\u2013\u2014]*(?:none|n/a|nothing)?[\s.]*", re.IGNORECASE)
 
@@ -65,11 +67,16 @@ def _hide_quoted(text: str) -> str:
 
 def may_name_dependencies(text: str) -> bool:
     """Whether `sentences` could find anything: a quick test for the common text."""
-    return _MARKERS.search(text) is not None
+    lowered = text.lower()
+    return any(word in lowered for word in _MARKERS)
 
 
 def sentences(text: str) -> list[Sentence]:
     """Every dependency clause of `text`, in order: the grammar's first, then prose."""
+    simple = _ONE_CLAUSE.fullmatch(text)
+    if simple is not None:  # `Requires 1.2.3.`, the bullet most tasks have: one step
+        clause = Clause("Requires " + simple.group(1), (simple.group(1),), ())
+        return [Sentence(clause, False, 0, ())]
     hidden = _hide_quoted(text)
     found: list[Sentence] = []
     rest = list(hidden)
@@ -84,9 +91,6 @@ def sentences(text: str) -> list[Sentence]:
             found.append(_sentence(text, hidden, m, prose=True))
     found.sort(key=lambda s: s.offset)
     return found
-
-
-_ID = re.compile(r"\d+(?:\.\d+)+[a-z]?")
 
 
 def _sentence(text: str, hidden: str, m: re.Match[str], *, prose: bool) -> Sentence:
@@ -117,15 +121,13 @@ class Opening(Value):
 
 _HEADING = re.compile(r"^[ \t]{0,3}(?P<level>#{1,6})(?:[ \t].*)?$", re.MULTILINE)
 _NUMBERED = re.compile(r"[ \t]+(?:(?:Phase|Step)[ \t]+)?\d+(?:\.\d+)*\.?(?=[ \t:]|$)")
-_PARAGRAPH_END = re.compile(
-    r"^[ \t]*[-*+][ \t]+\[[ xX]\][ \t]+(?:Task[ \t]+)?\d|^[ \t]{0,3}#{1,6}(?:[ \t]|$)",
-    re.MULTILINE,
-)
+# A task line ends an opening paragraph (led by a line break: searched for quickly).
+_TASK_START = re.compile(r"\n[ \t]*[-*+][ \t]+\[[ xX]\][ \t]+(?:Task[ \t]+)?\d")
 
 
 def openings(text: str) -> list[Opening]:
     """The opening paragraphs of numbered phases and steps that may name dependencies."""
-    if not _MARKERS.search(text):
+    if not may_name_dependencies(text):
         return []
     headings = []
     for m in _HEADING.finditer(text):
@@ -136,10 +138,10 @@ def openings(text: str) -> list[Opening]:
     for k, (level, numbered, start, end) in enumerate(headings):
         if not numbered:
             continue
-        stop = _PARAGRAPH_END.search(text, end + 1)
-        body_end = stop.start() if stop else len(text)
-        body = text[end + 1 : body_end] if body_end > end else ""
-        if not _MARKERS.search(body):
+        following = headings[k + 1][2] if k + 1 < len(headings) else len(text)
+        task = _TASK_START.search(text, end, following)
+        body = text[end + 1 : task.start() if task else following]
+        if not may_name_dependencies(body):
             continue
         closer = next((h[2] for h in headings[k + 1 :] if h[0] <= level), len(text))
         line = text.count("\n", 0, start) + 1
