@@ -11,6 +11,7 @@ warnings `parse_roadmap` reports with the clause and its line.
 from __future__ import annotations
 
 from bisect import bisect_left
+from functools import partial
 
 from app.core.dependency_text import Sentence, may_name_dependencies, openings, sentences
 from app.core.requires import id_key
@@ -19,6 +20,8 @@ from app.core.roadmap_scan import Draft, normalized
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from app.core.requires import Clause
 
 
@@ -96,12 +99,13 @@ def read_open_task(d: Draft, position: int, texts: list[str], rm: Context) -> Re
     for text in texts:
         if may_name_dependencies(text):
             for s in sentences(text):
-                _take(reading, d, position, s, _Where(task, d.id, rm, d.line, s.clause.text), rm)
+                at = _Where(task, d.id, partial(rm.line_of, d.line, s.clause.text))
+                _take(reading, d, position, s, at, rm)
     for opening, found in rm.openings:
         if opening.heading < d.line < opening.end:
             for s in found:
                 subject = f"each open task under the heading on line {opening.heading}"
-                at = _Where(subject, d.id, opening.line_of(s.offset), opening=True)
+                at = _Where(subject, d.id, partial(opening.line_of, s.offset), opening=True)
                 _take(reading, d, position, s, at, rm)
     return reading
 
@@ -109,31 +113,23 @@ def read_open_task(d: Draft, position: int, texts: list[str], rm: Context) -> Re
 class _Where:
     """Who a note is about and the line of its clause: one task, or each task of a section.
 
-    A task's clause is looked for in the file only when a note needs its line.
+    The line is found (`locate`) only when a note needs it: a task's clause is
+    looked for in the file, since the scanner keeps no line per bullet.
     """
 
-    __slots__ = ("_clause", "_line", "_rm", "_start", "opening", "subject", "tid")
+    __slots__ = ("_line", "_locate", "opening", "subject", "tid")
 
     def __init__(
-        self,
-        subject: str,
-        tid: str,
-        line: int | Context,
-        start: int = 0,
-        clause: str = "",
-        *,
-        opening: bool = False,
+        self, subject: str, tid: str, locate: Callable[[], int], *, opening: bool = False
     ) -> None:
         self.subject, self.tid, self.opening = subject, tid, opening
-        self._line = line if isinstance(line, int) else None
-        self._rm = line if isinstance(line, Context) else None
-        self._start, self._clause = start, clause
+        self._locate = locate
+        self._line: int | None = None
 
     @property
     def line(self) -> int:
         if self._line is None:
-            assert self._rm is not None
-            self._line = self._rm.line_of(self._start, self._clause)
+            self._line = self._locate()
         return self._line
 
     @property
