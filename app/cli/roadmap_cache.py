@@ -37,8 +37,9 @@ MAX_CACHED_CHARS = 8_000_000
 # named, not imported: a read from the cache needs none of the parser's modules.
 _CORE = Path(model.__file__).parent
 _PARSER = (
-    *(_CORE / name for name in ("graph.py", "headline.py", "requires.py", "roadmap.py",
-                                "roadmap_parse.py", "roadmap_scan.py", "values.py")),
+    *(_CORE / name for name in ("dependency_read.py", "dependency_text.py", "graph.py",
+                                "headline.py", "requires.py", "roadmap.py", "roadmap_parse.py",
+                                "roadmap_scan.py", "values.py")),
     Path(__file__),
 )  # fmt: skip
 

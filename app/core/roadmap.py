@@ -15,7 +15,15 @@ if TYPE_CHECKING:
     from typing import Any, Literal
 
     ProblemKind = Literal[
-        "duplicate-id", "cycle", "unknown-dependency", "self-reference", "external-dependency"
+        "duplicate-id",
+        "cycle",
+        "no-readable-task",
+        "unknown-dependency",
+        "self-reference",
+        "external-dependency",
+        "alternative-dependency",
+        "prose-dependency",
+        "unread-dependency",
     ]
 
 

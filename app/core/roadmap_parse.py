@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from app.core.dependency_read import Context, read_open_task
 from app.core.graph import behind, cycle_through, strongly_connected
 from app.core.requires import clauses_of
 from app.core.roadmap import Problem, Roadmap, Task, external_key
@@ -24,17 +25,22 @@ _SUCCESS = re.compile(r"^(?:\[[ xX]\][ \t]+)?Success(?:[ \t]+criteria)?:[ \t]*(?
 _SUCCESS_SENTENCE = re.compile(r"\bSuccess criteria:[ \t]*(?P<text>.*?)(?:\.(?=\s|$)|$)", re.S)
 
 
-def _finish(d: Draft, met: frozenset[str]) -> Task:
+def _finish(
+    d: Draft, met: frozenset[str], position: int, rm: Context
+) -> tuple[Task, list[Problem]]:
+    """The task of draft `d` (the `position`th), and the notes its dependencies left."""
     title = joined(d.title_parts)
     success: str | None = None
+    success_bullet = -1
     context: list[str] = []
     requirement_texts = [title] if "Requires" in title else []
-    for parts in d.bullets:
+    for k, parts in enumerate(d.bullets):
         text = joined(parts)
         # Collapsed text: a success bullet has "Success" at 0 or after "[x] ".
         m = _SUCCESS.match(text) if "Success" in text[:11] else None
         if m and success is None:
             success = m.group("text").strip()
+            success_bullet = k
             continue
         if text.startswith("Requires"):
             requirement_texts.append(text)
@@ -51,7 +57,18 @@ def _finish(d: Draft, met: frozenset[str]) -> Task:
     requires: dict[str, str] = {}
     selfs: dict[str, str] = {}
     external: dict[str, str] = {}
-    if requirement_texts:
+    notes: list[Problem] = []
+    if not d.done:  # every form its author wrote (`dependency_read`)
+        texts = ["\n".join(d.title_parts)]
+        texts.extend(b for k, b in enumerate(d.bullets) if k != success_bullet)
+        reading = read_open_task(d, position, texts, rm)
+        requires, selfs, external, notes = (
+            reading.requires,
+            reading.selfs,
+            reading.external,
+            reading.notes,
+        )
+    elif requirement_texts:  # ticked: read as written before, never checked
         for clause in clauses_of(requirement_texts):
             for dep in clause.local:
                 # A phase or step that contains the task can never be met before it.
@@ -59,7 +76,7 @@ def _finish(d: Draft, met: frozenset[str]) -> Task:
                 target.setdefault(dep, clause.text)
             for ref in clause.external:
                 external.setdefault(ref, clause.text)
-    return Task.of(
+    task = Task.of(
         {
             "id": d.id,
             "title": title,
@@ -79,6 +96,7 @@ def _finish(d: Draft, met: frozenset[str]) -> Task:
             else tuple(requires.items()),
         }
     )
+    return task, notes
 
 
 def parse_roadmap(text: str, *, external_met: Iterable[str] = ()) -> Roadmap:
@@ -89,12 +107,42 @@ def parse_roadmap(text: str, *, external_met: Iterable[str] = ()) -> Roadmap:
     keeps its task blocked.
     """
     met = frozenset(external_key(r) for r in external_met)
-    tasks = [_finish(d, met) for d in scan(text)]
+    drafts = scan(text)
+    rm = Context(drafts, text)
+    tasks, notes = [], []
+    for position, d in enumerate(drafts):
+        task, task_notes = _finish(d, met, position, rm)
+        tasks.append(task)
+        notes.append(task_notes)
     roadmap = Roadmap(tasks=tuple(tasks))
     # Filled in after the checks that need the indexed roadmap, so it is indexed once.
-    roadmap.__dict__["errors"] = tuple(duplicates(tasks) + open_cycles(roadmap))
-    roadmap.__dict__["warnings"] = tuple(dependency_warnings(roadmap))
+    errors = duplicates(tasks) + open_cycles(roadmap) + no_readable_task(rm.text, tasks)
+    roadmap.__dict__["errors"] = tuple(errors)
+    roadmap.__dict__["warnings"] = tuple(dependency_warnings(roadmap, notes))
     return roadmap
+
+
+_CHECKLIST = re.compile(r"^[ \t]*[-*+][ \t]+\[[ xX]\][ \t].*$", re.MULTILINE)
+
+
+def no_readable_task(text: str, tasks: list[Task]) -> list[Problem]:
+    """A file with checklist items and no task ODW can read is refused, never read as empty."""
+    if tasks:
+        return []
+    first = _CHECKLIST.search(text)
+    if first is None:
+        return []
+    line = text.count("\n", 0, first.start()) + 1
+    return [
+        Problem(
+            kind="no-readable-task",
+            ids=(first.group().strip(),),
+            lines=(line,),
+            message=f"line {line} is a checklist item, {first.group().strip()!r}, but no line "
+            "of the file is a task ODW can read, so nothing is scheduled; write tasks as "
+            "`- [ ] 1.2.3. Title` (or `- [ ] Task 1.2.3: Title`)",
+        )
+    ]
 
 
 # What is wrong with a parsed roadmap (only open tasks are checked).
@@ -117,10 +165,14 @@ def duplicates(tasks: list[Task]) -> list[Problem]:
     ]
 
 
-def dependency_warnings(roadmap: Roadmap) -> list[Problem]:
-    """Unknown, self-referencing and external dependencies of open tasks only."""
+def dependency_warnings(
+    roadmap: Roadmap, notes: list[list[Problem]] | None = None
+) -> list[Problem]:
+    """Unknown, self-referencing and external dependencies of open tasks only, then each
+    task's notes (`notes[k]` for task k; a section's note is said once)."""
     out = []
-    for t in roadmap.tasks:
+    said: set[str] = set()
+    for k, t in enumerate(roadmap.tasks):
         if t.done:
             continue  # dependencies of ticked work do not matter for scheduling
         where = f"task {t.id} (line {t.line})"
@@ -136,13 +188,15 @@ def dependency_warnings(roadmap: Roadmap) -> list[Problem]:
                     )
                 )
         for dep in t.self_references:
+            earlier = [u.id for u in roadmap.under(dep) if u.line < t.line]
             out.append(
                 Problem(
                     kind="self-reference",
                     ids=(t.id, dep),
                     lines=(t.line,),
                     message=f"{where} requires {dep}, which contains {t.id} itself and so "
-                    f"can never be met first; ignored (clause: {t.source_of(dep)!r})",
+                    f"cannot be met first; read as the tasks of {dep} before it: "
+                    f"{', '.join(earlier) or 'none'} (clause: {t.source_of(dep)!r})",
                 )
             )
         for ref in t.external:
@@ -160,6 +214,10 @@ def dependency_warnings(roadmap: Roadmap) -> list[Problem]:
                     f"this roadmap cannot resolve; {state}",
                 )
             )
+        for note in notes[k] if notes else ():
+            if note.message not in said:
+                said.add(note.message)
+                out.append(note)
     return out
 
 

@@ -15,7 +15,8 @@ from operator import add, lt, ne
 from app.core.headline import headline
 
 # The box and id of a task line: `TASK_LINE` and `_TASK_BODY` read the one grammar.
-_BOX = r"\[(?P<mark>[ xX])\][ \t]+(?P<id>\d+(?:\.\d+)+)\.?(?=[ \t]|$)"
+# An id may end in a letter (`2.1.1b`); `Task 1.1.1:` is a neighbouring dialect's form.
+_BOX = r"\[(?P<mark>[ xX])\][ \t]+(?:Task[ \t]+)?(?P<id>\d+(?:\.\d+)+[a-z]?)[.:]?(?=[ \t]|$)"
 _TASK = rf"(?P<indent>[ \t]*)[-*+][ \t]+{_BOX}[ \t]*(?P<title>.*)"
 TASK_LINE = re.compile(rf"^{_TASK}$")
 HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
@@ -151,7 +152,7 @@ class _Reader:
                 owner.bullets.append(line.strip())
 
 
-def _normalized(text: str) -> str:
+def normalized(text: str) -> str:
     """Only CR, LF and CRLF break lines; after this only LF does."""
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
@@ -171,7 +172,7 @@ def scan(text: str) -> list[Draft]:
 def scan_lines(text: str) -> list[Draft]:
     """Read one line at a time (`_Reader.lines`): the rules that `scan_tasks` shortcuts."""
     reader = _Reader([])
-    reader.lines(_normalized(text).split("\n"), 1)
+    reader.lines(normalized(text).split("\n"), 1)
     return reader.drafts
 
 
@@ -186,7 +187,7 @@ def scan_tasks(text: str) -> list[Draft]:
     """
     # A line break more makes every piece between two tasks, or after the last,
     # start and end at one; the blank line it adds closes titles, which is no change.
-    first, *pieces = _TASK_BODY.split(_normalized(text) + "\n")
+    first, *pieces = _TASK_BODY.split(normalized(text) + "\n")
     prefixes, bodies, betweens = pieces[0::6], pieces[4::6], pieces[5::6]
     newline = repeat("\n")
     steps = map(add, map(str.count, bodies, newline), map(str.count, betweens, newline))

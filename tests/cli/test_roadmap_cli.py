@@ -104,6 +104,53 @@ def test_next_json_with_taken_and_held(tmp_path, run_odw) -> None:
     assert data["blocked"] == [{"id": "1.1.4", "missing": ["1.1.1"], "external": []}]
 
 
+def test_checklists_with_no_readable_task_exit_2_naming_the_first_line(tmp_path, run_odw) -> None:
+    path = _write(tmp_path, "# Plan\n\n- [ ] Step one: draft it\n- [ ] Step two\n")
+    for command in ("roadmap", "next"):
+        res = run_odw(command, str(path))
+        assert res.returncode == 2, res.stdout
+        assert "error [no-readable-task] line 3 is a checklist item, '- [ ] Step one" in res.stdout
+
+
+UNREAD = """\
+- [ ] 2.1.1. Base
+- [ ] 2.1.2. Cache
+  - Depends on: 2.1.1.
+- [ ] 2.1.3. Index
+  - Depends on the storage work landing first.
+"""
+
+
+def test_dependency_forms_hold_tasks_and_unread_ones_are_warned_in_roadmap_and_next(
+    tmp_path, run_odw
+) -> None:
+    path = _write(tmp_path, UNREAD)
+    shown = run_odw("roadmap", str(path))
+    nxt = run_odw("next", str(path))
+    for res in (shown, nxt):
+        assert res.returncode == 0, res.stderr
+        assert "warning [unread-dependency] task 2.1.3 (line 4): 'Depends on the storage" in (
+            res.stdout
+        )
+        assert "on line 5 looks like a dependency" in res.stdout
+    data = json.loads(run_odw("next", str(path), "--json").stdout)
+    assert [c["id"] for c in data["ready"]] == ["2.1.1", "2.1.3"]
+    assert data["blocked"] == [{"id": "2.1.2", "missing": ["2.1.1"], "external": []}]
+
+
+def test_roadmap_json_keeps_its_shape_with_the_new_forms(tmp_path, run_odw) -> None:
+    data = json.loads(run_odw("roadmap", str(_write(tmp_path, UNREAD)), "--json").stdout)
+    assert set(data) == {"tasks", "errors", "warnings"}
+    assert {frozenset(t) for t in data["tasks"]} == {
+        frozenset(
+            {"id", "title", "done", "requires", "line", "addendumOf", "success", "context",
+             "external"}
+        )
+    }  # fmt: skip
+    assert data["tasks"][1]["requires"] == ["2.1.1"]
+    assert [set(w) for w in data["warnings"]] == [{"kind", "ids", "lines", "message"}]
+
+
 EXPECTED_CORPUS = {
     # file: (task count, {id: (done, requires)})
     "df12-build.md": (
@@ -112,8 +159,11 @@ EXPECTED_CORPUS = {
     ),
     "weaver.md": (
         128,
-        # 13.3 contains 13.3.4 itself: a self-reference warning, not a dependency.
-        {"13.3.4": (False, ["13.1", "13.2"]), "19.2.1": (False, ["14", "15", "17"])},
+        # 13.3 contains 13.3.4 itself: its tasks before 13.3.4, with a self-reference warning.
+        {
+            "13.3.4": (False, ["13.1", "13.2", "13.3.1", "13.3.2", "13.3.3"]),
+            "19.2.1": (False, ["14", "15", "17"]),
+        },
     ),
     "cuprum.md": (58, {"6.2.1": (False, ["5", "6.1.1", "6.1.2"])}),
     "wireframe.md": (175, {"1.1.1": (True, [])}),

@@ -128,7 +128,8 @@ CORPUS_COUNTS = [
     ("df12-build", 5, 10, 0),
     ("episodic", 64, 23, 0),
     ("netsuke", 40, 6, 0),
-    ("weaver", 4, 117, 15),
+    # 12.1.2-12.1.5 wait for the OrthoConfig work their `Depends on` bullets name
+    ("weaver", 0, 121, 19),
     ("wireframe", 19, 32, 0),
 ]
 

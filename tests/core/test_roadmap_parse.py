@@ -67,7 +67,7 @@ FIELD_CASES = [
     ("inline requires", "1.1.2", "requires", ("1.1.1",)),
     ("bullet requires", "1.1.3", "requires", ("1.1.1", "1.1.2")),
     ("phase prefix kept", "2.1.1", "requires", ("1",)),
-    ("range kept, own step dropped", "2.1.2", "requires", ("1.1",)),
+    ("range kept, own step read as its tasks before", "2.1.2", "requires", ("1.1", "2.1.1")),
     ("own step recorded", "2.1.2", "self_references", ("2.1",)),
     (
         "checklist without id is context",
@@ -166,16 +166,17 @@ def test_cycle_through_a_prefix() -> None:
     assert [e.ids for e in rm.errors] == [("1.1.1", "2.1.1")]
 
 
-def test_prefix_containing_the_task_itself_is_a_warning_not_a_dependency() -> None:
+def test_prefix_containing_the_task_itself_means_its_tasks_before_it_with_a_warning() -> None:
     text = (
         "- [ ] 13.3.1. A\n- [x] 13.3.2. B\n- [ ] 13.3.3. C. Requires steps 13.1-13.3.\n"
-        "- [x] 13.1.1. D\n- [ ] 13.2.1. E\n"
+        "- [x] 13.1.1. D\n- [ ] 13.2.1. E\n- [ ] 13.3.4. F\n"
     )
     rm = parse_roadmap(text)
     assert rm.valid
     task = _task(text, "13.3.3")
-    assert task.requires == ("13.1", "13.2")
-    assert rm.missing(task) == ["13.2"]  # not 13.3: 13.3.1 being open does not block it
+    assert task.requires == ("13.1", "13.2", "13.3.1", "13.3.2")
+    # 13.3.1, before it in the step, holds it; 13.3.4, after it, does not
+    assert rm.missing(task) == ["13.2", "13.3.1"]
     assert [(w.kind, w.ids, w.lines) for w in rm.warnings] == [
         ("self-reference", ("13.3.3", "13.3"), (3,))
     ]
