@@ -251,7 +251,8 @@ def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) 
     if v.last is not None:
         last = v.last
         said = "passed" if last.ok else "failed"
-        line = f"**Last attempt:** {cell(last.name)} #{last.attempt} {said}"
+        # "attempt N", never "#N": GitHub links "#N" to issue N.
+        line = f"**Last attempt:** {cell(last.name)}, attempt {last.attempt}, {said}"
         line += f" ({cell(last.outcome)})" if last.outcome != said else ""
         line += f" — {cell(last.detail, 1000)}" if last.detail and last.detail != v.detail else ""
         lines += ["", line]

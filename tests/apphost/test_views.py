@@ -109,7 +109,7 @@ def test_a_failed_task_shows_what_failed_the_kept_branch_and_the_way_back() -> N
     check = views.task_check(run.state, t, views.Links(), None)
     assert check.conclusion == "failure"
     assert check.title.startswith("failed at plan: ") and check.title.endswith("/odw retry 1.1.1")
-    assert "**Last attempt:** plan #1 failed" in check.summary
+    assert "**Last attempt:** plan, attempt 1, failed" in check.summary
     assert "Task 1.1.1 failed at plan: " in check.summary
     assert "The branch roadmap-1-1-1 is kept." in check.summary
     assert "`/odw retry 1.1.1` — start the task again from plan" in check.summary

@@ -98,8 +98,10 @@ def _roadmaps(draw: st.DrawFn) -> tuple[str, str, dict[str, list[str]]]:
     return "\n".join(written) + "\n", "\n".join(plain) + "\n", named
 
 
-def _reading(rm: Roadmap) -> list[tuple[str, frozenset[str], tuple[str, ...]]]:
-    return [(t.id, frozenset(t.requires), t.self_references) for t in rm.tasks if not t.done]
+def _reading(rm: Roadmap) -> list[tuple[str, frozenset[str], frozenset[str]]]:
+    return [
+        (t.id, frozenset(t.requires), frozenset(t.self_references)) for t in rm.tasks if not t.done
+    ]
 
 
 def _next(rm: Roadmap) -> tuple[list[str], list[tuple[str, frozenset[str]]]]:
