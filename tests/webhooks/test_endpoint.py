@@ -12,7 +12,7 @@ from app.service.handlers import build_router
 from app.service.worker import DeliveryWorker, WorkerConfig
 from app.service_settings import Settings, SettingsError
 from app.store import Store
-from app.web import create_app
+from app.web.app import create_app
 from app.web.intake.client import IntakeClient
 from tests.store.reads import recorded_per_delivery
 from tests.webhooks import oracle
