@@ -12,7 +12,7 @@ from typing import Any
 from app.cli.serve_cmd import open_store
 from app.logs import configure_logging
 from app.python_child import odw_argv
-from app.settings import load_settings
+from app.service_settings import load_settings
 from app.store import Store
 from app.web.app import create_app
 from app.web.server import Companion, GunicornApp, gunicorn_options
