@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 
 from app.service_settings import Settings
 from app.store import Store
-from app.web import create_app
+from app.web.app import create_app
 from bench.support import postgres_url
 from tests.store.databases import postgres_schema_url
 from tests.webhooks import oracle

@@ -22,9 +22,9 @@ from collections import deque
 from pathlib import Path
 
 from app.store.inbox import NewDelivery
-from app.store.intake_client import IntakeClient
-from app.store.intake_server import private_listener
-from app.store.intake_wire import encode
+from app.web.intake.client import IntakeClient
+from app.web.intake.listener import private_listener
+from app.web.intake.wire import encode
 from webhooks.signature import verify
 
 ODW = str(Path(sys.executable).with_name("odw"))

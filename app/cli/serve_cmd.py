@@ -104,9 +104,9 @@ def run_serve(args: argparse.Namespace) -> int:
     from app.python_child import odw_argv
     from app.service_settings import SettingsError
     from app.store import Store
-    from app.store.intake_client import IntakeClient
-    from app.store.intake_server import private_listener
     from app.web.app import create_app
+    from app.web.intake.client import IntakeClient
+    from app.web.intake.listener import private_listener
     from app.web.server import Companion, GunicornApp, gunicorn_options
 
     settings = _settings()
@@ -167,8 +167,8 @@ def stop_on_signals(what: str) -> threading.Event:
 
 def run_intake(args: argparse.Namespace) -> int:
     from app.logs import configure_logging
-    from app.store.intake import BatchWriter
-    from app.store.intake_server import serve_intake
+    from app.web.intake.batch_writer import BatchWriter
+    from app.web.intake.process import serve_intake
 
     settings = _settings()
     configure_logging(settings.log_level)

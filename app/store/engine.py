@@ -24,8 +24,9 @@ READ_ONLY = {"odw_read_only": True}
 # cut means the delivery is processed again, all or nothing, never lost.
 REPEATABLE = {"odw_repeatable": True}
 # For the writes a sender waits on to be answered (the intake's batches of
-# deliveries): on SQLite they go before every other writer (`Turnstile`) and
-# never run a checkpoint on their commit (the writer checkpoints when idle).
+# deliveries, `app.web.intake`): on SQLite they go before every other writer
+# (`Turnstile`) and never run a checkpoint on their commit (the intake's
+# `Checkpointer` folds the WAL back when its writer is quiet).
 ACKNOWLEDGING = {"odw_acknowledging": True}
 
 

@@ -1,5 +1,3 @@
-"""Flask app factory: the webhook endpoint, health, metrics and delivery status."""
-
-from app.web.app import create_app
-
-__all__ = ["create_app"]
+"""The webhook service: `app.web.app.create_app`, the gunicorn runner and its
+companions, and the intake (`app.web.intake`). Nothing is imported here, so
+the intake process loads neither Flask nor gunicorn."""

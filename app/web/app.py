@@ -14,10 +14,11 @@ from flask import Flask, Response, jsonify
 
 from app.service_settings import Settings
 from app.store import Store
-from app.store.intake import GroupCommit, Intake
 from app.web import metrics
 from app.web.admin import guard_operator_endpoints
 from app.web.edge import WebhookEdge
+from app.web.intake import Intake
+from app.web.intake.group_commit import GroupCommit
 from webhooks.delivery import MAX_BODY_BYTES
 
 log = logging.getLogger("odw.web")

@@ -2,7 +2,7 @@
 
 The request path is: read the body (bounded), check the signature, the
 bounded checks of `webhooks.delivery`, one durable insert shared with the
-requests that arrive together (`app.store.intake`), answer. Flask's request and
+requests that arrive together (`app.web.intake`), answer. Flask's request and
 response machinery cost more than all of that together, so this one route
 does without it; every other path goes on to Flask unchanged.
 """
@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from app.store.inbox import NewDelivery
-from app.store.intake import Intake
-from app.store.intake_client import IntakeUnavailable
 from app.web.admission import REASONS, Refusal, refuse_before_body, too_large
+from app.web.intake import Intake
+from app.web.intake.client import IntakeUnavailable
 from webhooks.delivery import MAX_BODY_BYTES, BadDelivery, parse_delivery
 from webhooks.signature import verify
 

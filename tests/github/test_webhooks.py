@@ -18,7 +18,7 @@ from app.github.client import RepositoryClient
 from app.github.protocols import CheckAction, CheckRunFields
 from app.service_settings import Settings
 from app.store import Store
-from app.web import create_app
+from app.web.app import create_app
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.oracles import WEBHOOK_EXAMPLES, WEBHOOK_SCHEMAS, require_oracle
 from tests.fakegithub.state import Repository

@@ -15,7 +15,7 @@ from app.service.worker import MAX_ERROR_CHARS, DeliveryWorker, WorkerConfig
 from app.service_settings import Settings
 from app.store import Store
 from app.store.schema import github_events
-from app.web import create_app
+from app.web.app import create_app
 from tests.webhooks import oracle
 from webhooks.payloads import GitHubEvent
 from webhooks.router import Router

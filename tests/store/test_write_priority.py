@@ -27,7 +27,7 @@ from app.store.engine import (
     write_transaction,
 )
 from app.store.inbox import NewDelivery
-from app.store.intake import BatchWriter
+from app.web.intake.batch_writer import BatchWriter
 
 BIG = 64 * 1024
 

@@ -9,7 +9,7 @@ from flask.testing import FlaskClient
 
 from app.service_settings import Settings
 from app.store import Store
-from app.web import create_app
+from app.web.app import create_app
 
 SECRET = "test-webhook-secret"
 PREVIOUS = "previous-webhook-secret"

@@ -12,8 +12,8 @@ from app.service.handlers import build_router
 from app.service.worker import DeliveryWorker, WorkerConfig
 from app.service_settings import Settings, SettingsError
 from app.store import Store
-from app.store.intake_client import IntakeClient
-from app.web import create_app
+from app.web.app import create_app
+from app.web.intake.client import IntakeClient
 from tests.store.reads import recorded_per_delivery
 from tests.webhooks import oracle
 from tests.webhooks.conftest import PREVIOUS, SECRET

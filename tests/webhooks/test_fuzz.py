@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 
 from app.service_settings import Settings
 from app.store import Store
-from app.web import create_app
+from app.web.app import create_app
 from tests.webhooks import oracle
 from tests.webhooks.fuzz import Case, Examples, Fuzzer, cases, watching_logs
 

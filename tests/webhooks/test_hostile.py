@@ -24,7 +24,7 @@ from webhooks.signature import sign
 
 @pytest.fixture
 def any_client(any_store: Store, tmp_path: Path) -> FlaskClient:
-    from app.web import create_app
+    from app.web.app import create_app
 
     settings = Settings(webhook_secret=SECRET, data_dir=tmp_path)  # type: ignore[arg-type]
     return create_app(settings, any_store).test_client()

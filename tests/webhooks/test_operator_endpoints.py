@@ -11,8 +11,8 @@ from flask import Flask
 
 from app.service_settings import Settings
 from app.store import Store
-from app.web import create_app
 from app.web.admin import authorised
+from app.web.app import create_app
 from tests.webhooks import oracle
 from tests.webhooks.conftest import ADMIN, SECRET
 

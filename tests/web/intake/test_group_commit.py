@@ -12,7 +12,7 @@ from sqlalchemy import event
 from app.store import Store
 from app.store.engine import _WRITE_GATES
 from app.store.inbox import NewDelivery
-from app.store.intake import GroupCommit
+from app.web.intake.group_commit import GroupCommit
 
 
 def delivery(delivery_id: str) -> NewDelivery:

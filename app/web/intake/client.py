@@ -1,4 +1,4 @@
-"""The HTTP processes' side of the intake socket (`intake_server`).
+"""The HTTP processes' side of the intake socket (`process.py`).
 
 Each request thread keeps one connection and has at most one delivery in
 flight on it, so an answer always belongs to the request just sent.
@@ -11,7 +11,7 @@ import struct
 import threading
 
 from app.store.inbox import NewDelivery
-from app.store.intake_wire import DUPLICATE, NEW, PING, PONG, encode
+from app.web.intake.wire import DUPLICATE, NEW, PING, PONG, encode
 
 # As long as a write may wait for SQLite's lock: past it the intake is stuck.
 ANSWER_SECONDS = 30.0
@@ -23,7 +23,7 @@ class IntakeUnavailable(Exception):
 
 
 class IntakeClient:
-    """`record` over the intake socket at `path` (see `app.store.intake.Intake`)."""
+    """`record` over the intake socket at `path` (see `app.web.intake.Intake`)."""
 
     def __init__(
         self,

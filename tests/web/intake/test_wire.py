@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.store.inbox import NewDelivery
-from app.store.intake_wire import HEAD, MAX_FRAME, PING, FrameReader, WireError, encode
+from app.web.intake.wire import HEAD, MAX_FRAME, PING, FrameReader, WireError, encode
 
 visible = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=100)
 deliveries = st.builds(
