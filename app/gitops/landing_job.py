@@ -1,14 +1,14 @@
 """One landing's git work and its fetch-rebase-retry loop, whatever the method.
 
-`LandingJob(landing).land(attempt, lock)` holds the merge lock of (repository,
+`LandingJob(landing).land(strategy, lock)` holds the merge lock of (repository,
 base) and, in the base's kept worktree of the mirror: fetches and verifies
-(`attempt.refresh`: stop early when there is nothing left to do); puts the
-worktree at what is to land (`attempt.prepare`: for a task, its branch rebased
+(`strategy.refresh`: stop early when there is nothing left to do); puts the
+worktree at what is to land (`strategy.prepare`: for a task, its branch rebased
 detached onto `origin/<base>` with its roadmap box ticked); tries the base
-once (`attempt.attempt`). An attempt that raises `Again` (the base or the
+once (`strategy.attempt`). An attempt that raises `Again` (the base or the
 branch moved) goes round from a fresh fetch, up to `max_attempts` rounds;
 `Stop`, a git failure or an unusable mirror ends the landing with the
-attempt's own report (`attempt.failed`). The attempts: squash and push
+strategy's own report (`strategy.failed`). The strategies: squash and push
 (`app.gitops.integrate`), squash-merge the task's pull request
 (`app.gitops.pr_integrate`), tick a person-merged task's box (`app.gitops.tick`).
 """
@@ -219,25 +219,25 @@ class LandingJob:
         return f"refs/remotes/origin/{self.base}"
 
     def land(
-        self, attempt: Attempt[R], lock: MergeLock, lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+        self, strategy: Attempt[R], lock: MergeLock, lock_timeout: float = DEFAULT_LOCK_TIMEOUT
     ) -> R:
-        """Land by `attempt`, holding the merge lock of the job's base; a lock wait
+        """Land by `strategy`, holding the merge lock of the job's base; a lock wait
         that times out is a report, not an error."""
         try:
             with lock.hold(lock_key(self.mirror.remote, self.base), lock_timeout):
-                return self._rounds(attempt)
+                return self._rounds(strategy)
         except LockTimeout as exc:
             summary = f"{exc}: another integration of {self.base} is still running; try again later"
-            return attempt.failed(self, Steps(), summary, None)
+            return strategy.failed(self, Steps(), summary, None)
 
-    def _rounds(self, attempt: Attempt[R]) -> R:
+    def _rounds(self, strategy: Attempt[R]) -> R:
         """The fetch-prepare-attempt loop. A round that went again before it reached
         the base (a pull request's branch pushed to meanwhile) counts towards
         `max_attempts` too, or a branch that kept moving would go round forever."""
         steps = Steps()
         rounds = 0
         try:
-            done = attempt.refresh(self)
+            done = strategy.refresh(self)
             if done is not None:
                 return done
             # One worktree per base, kept between landings: the merge lock for the
@@ -246,22 +246,22 @@ class LandingJob:
                 _abort_leftover_rebase(self.runner, wt)
                 while True:
                     steps = Steps()
-                    attempt.prepare(self, wt, steps)
+                    strategy.prepare(self, wt, steps)
                     try:
-                        return attempt.attempt(self, wt, steps)
+                        return strategy.attempt(self, wt, steps)
                     except Again as again:
                         rounds += 1
                         if max(rounds, self.attempts) >= self.max_attempts:
                             raise Stop(f"{self.base} kept moving: {again}") from None
-                    done = attempt.refresh(self)
+                    done = strategy.refresh(self)
                     if done is not None:
                         return done
         except Stop as stop:
-            return attempt.failed(self, steps, stop.summary, stop.conflicts)
+            return strategy.failed(self, steps, stop.summary, stop.conflicts)
         except GitError as exc:
-            return attempt.failed(self, steps, f"git failed: {exc}", None)
+            return strategy.failed(self, steps, f"git failed: {exc}", None)
         except (MirrorBusy, OSError) as exc:
-            return attempt.failed(self, steps, f"cannot use the mirror cache: {exc}", None)
+            return strategy.failed(self, steps, f"cannot use the mirror cache: {exc}", None)
 
     def git(self, wt: Path, *args: str, input: str | None = None) -> str:
         """A git call in the worktree that must succeed; its output."""
