@@ -14,7 +14,7 @@ from typing import Any
 
 from app.core.sanitize import inline_code
 from app.github.errors import GitHubError, HeadMoved, NotMergeable
-from app.github.ports import CheckStates, MergeResult, Protection, PullRequest, Pulls
+from app.github.protocols import CheckStates, MergeResult, Protection, PullRequest, Pulls
 from app.gitops.pull_port import ForgeFailed, MergeAnswerLost, MergeRefused
 from app.store import Store
 

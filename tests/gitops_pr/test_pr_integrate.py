@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.apphost.ports import MirrorIntegrator
+from app.apphost.adapters import MirrorIntegrator
 from app.apphost.pr_landing import GitHubPullPort, RunLanding, notice
 from app.core.effects import Integrate
 from app.core.integration import IntegrationReport
