@@ -26,7 +26,7 @@ from app.apphost.dispatched import (
     resolve,
     run_tag,
 )
-from app.apphost.pr_landing import RunLanding
+from app.apphost.pr_landing import GitHubPullPort, RunLanding
 from app.core.effects import DispatchStage, Integrate
 from app.core.identity import Identity
 from app.core.integration import IntegrationReport
@@ -51,8 +51,9 @@ from app.gitops.evidence.landing import guarded, task_landing
 from app.gitops.evidence.repo import REMOTE, LocalRepo, RepoError
 from app.gitops.integrate import PROTECTED_BASE, land
 from app.gitops.landed import landed_state
+from app.gitops.landing_job import LandingJob
 from app.gitops.pr_checks import CHECKS_WAKE
-from app.gitops.pr_integrate import PullSide, integrate_via_pull
+from app.gitops.pr_integrate import PullRequestAttempt
 from app.gitops.runner import GitError, GitRunner, git
 
 log = logging.getLogger("odw.apphost")
@@ -201,14 +202,9 @@ class MirrorIntegrator:
                 return report
             if self.landing is not None:
                 self.landing.mark_protected(request.base)
-        side = PullSide(
-            pulls=self.client.pulls,
-            checks=self.client.check_states,
-            protection=self.client.protection,
-            wake=CHECKS_WAKE,
-            poll=PR_CHECKS_POLL,
-        )
-        return integrate_via_pull(landing, lock=self.lock, github=side)
+        port = GitHubPullPort(self.client.pulls, self.client.check_states, self.client.protection)
+        attempt = PullRequestAttempt(port, wake=CHECKS_WAKE, poll=PR_CHECKS_POLL)
+        return LandingJob(landing).land(attempt, self.lock)
 
     def inspect(self, request: Integrate) -> IntegrationReport | None:
         """A landing visible on the base (trailer and ticked box), else None."""

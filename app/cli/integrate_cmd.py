@@ -10,12 +10,8 @@ from app.cli.commands import command_help
 from app.cli.errors import UsageError, UserError
 from app.cli.output import print_json
 from app.core.integration import IntegrationReport, halt_detail
-from app.gitops.integrate import (
-    DEFAULT_MAX_ATTEMPTS,
-    DEFAULT_ROADMAP,
-    IntegrationInputError,
-    integrate,
-)
+from app.gitops.integrate import integrate
+from app.gitops.landing_job import DEFAULT_MAX_ATTEMPTS, DEFAULT_ROADMAP, IntegrationInputError
 from app.gitops.lock import FileMergeLock
 
 TOKEN_ENV = "ODW_GIT_TOKEN"  # noqa: S105 - a variable name, not a secret

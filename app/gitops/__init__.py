@@ -1,6 +1,7 @@
 """Git adapter: the runner, the mirror cache, the merge lock and squash integration."""
 
-from app.gitops.integrate import IntegrationInputError, integrate
+from app.gitops.integrate import integrate
+from app.gitops.landing_job import IntegrationInputError
 from app.gitops.lock import (
     FileMergeLock,
     InProcessMergeLock,

@@ -9,7 +9,15 @@ import pytest
 
 from app.core.integration import IntegrationReport, halt_detail
 from app.core.roadmap_edit import tick
-from app.gitops.integrate import IntegrationInputError, Landing, _Again, integrate, prepare
+from app.gitops.integrate import integrate
+from app.gitops.landing_job import (
+    Again,
+    IntegrationInputError,
+    Landing,
+    LandingJob,
+    Steps,
+    TaskAttempt,
+)
 from app.gitops.lock import InProcessMergeLock, MergeLock
 from app.gitops.mirror import Mirror, normalise_remote
 from app.gitops.runner import GitRunner
@@ -287,19 +295,20 @@ def test_rounds_that_never_reach_the_base_still_end_after_max_attempts(
     """An attempt may go round before it tries the base (a pull request's branch pushed
     to meanwhile); such rounds count, or a branch that kept moving would never stop."""
     origin.task_branch("1.1.3")
-    job = prepare(
+    job = LandingJob(
         Landing(str(origin.path), origin.base, "roadmap-1-1-3", "1.1.3", "run-7", data_dir,
                 max_attempts=3)
     )  # fmt: skip
     rounds: list[int] = []
 
-    def moved_before_the_base(_wt: Path, _steps: object) -> IntegrationReport:
-        rounds.append(job.attempts)
-        if len(rounds) > 10:
-            raise RuntimeError("the landing went round and round")  # fails, not hangs
-        raise _Again("the branch moved before its push; run it again")
+    class MovedBeforeTheBase(TaskAttempt):
+        def attempt(self, job: LandingJob, wt: Path, steps: Steps) -> IntegrationReport:
+            rounds.append(job.attempts)
+            if len(rounds) > 10:
+                raise RuntimeError("the landing went round and round")  # fails, not hangs
+            raise Again("the branch moved before its push; run it again")
 
-    report = job.land(moved_before_the_base)
+    report = job.land(MovedBeforeTheBase(), InProcessMergeLock())
     assert rounds == [0, 0, 0]
     assert (report.complete, report.pushed, report.attempts) == (False, False, 0)
     assert report.summary == "main kept moving: the branch moved before its push; run it again"

@@ -9,14 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from app.apphost.adapters import MirrorIntegrator
+from app.apphost.pr_landing import GitHubPullPort, RunLanding, notice
+from app.core.effects import Integrate
 from app.core.integration import IntegrationReport
+from app.core.roadmap_parse import parse_roadmap
 from app.github import GitHubApp
 from app.github.client import RepositoryClient
-from app.gitops.integrate import Landing
 from app.gitops.landed import TASK_TRAILER
+from app.gitops.landing_job import Landing, LandingJob
 from app.gitops.lock import InProcessMergeLock
-from app.gitops.pr_checks import ChecksWake
-from app.gitops.pr_integrate import Lander, PullSide, integrate_via_pull
+from app.gitops.pr_checks import CHECKS_WAKE, ChecksWake
+from app.gitops.pr_integrate import PullRequestAttempt
+from app.store import Store
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.faults import Fault, server_error_after_write
 from tests.fakegithub.state import Repository
@@ -50,10 +55,17 @@ def client(app: GitHubApp, fake: FakeGitHub, repo: Repository) -> RepositoryClie
 
 
 @pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}")
+    yield s
+    s.close()
+
+
+@pytest.fixture
 def ci(fake: FakeGitHub, repo: Repository) -> Iterator[ChecksWake]:
     """A CI that passes `ci/test` on every open pull request's head, and pokes
-    the wake as a `status` webhook would."""
-    wake = ChecksWake()
+    the process's wake as a `status` webhook would."""
+    wake = CHECKS_WAKE
     stop = threading.Event()
 
     def loop() -> None:
@@ -78,15 +90,27 @@ def _task_branch(repo: Repository, task: str) -> str:
     return branch
 
 
-def _side(client: RepositoryClient, wake: ChecksWake) -> PullSide:
-    return PullSide(
-        pulls=client.pulls,
-        checks=client.check_states,
-        protection=client.protection,
-        wake=wake,
-        checks_timeout=30,
-        poll=0.5,
-    )
+def _through_pull(
+    client: RepositoryClient, wake: ChecksWake, landing: Landing
+) -> IntegrationReport:
+    """Land through the pull request as the App does, with a short checks timeout."""
+    port = GitHubPullPort(client.pulls, client.check_states, client.protection)
+    attempt = PullRequestAttempt(port, wake=wake, checks_timeout=30, poll=0.5)
+    return LandingJob(landing).land(attempt, InProcessMergeLock())
+
+
+def _integrator(
+    fake: FakeGitHub, client: RepositoryClient, store: Store, roadmap: str, data_dir: Path
+) -> MirrorIntegrator:
+    """The App's integrator for run `run-1`: pushes first, pull requests once refused."""
+    return MirrorIntegrator(
+        client, fake.git_url(REPO), "run-1", parse_roadmap(roadmap), data_dir,
+        InProcessMergeLock(), None, landing=RunLanding(store, "run-1"),
+    )  # fmt: skip
+
+
+def _integrate(task: str, branch: str) -> Integrate:
+    return Integrate(key=f"integrate:{task}", task=task, branch=branch, base="main", ticks=[task])
 
 
 def _trailers(repo: Repository) -> list[str]:
@@ -113,7 +137,12 @@ def test_the_protected_base_refuses_a_plain_push(
 
 
 def test_every_task_of_a_three_task_run_lands_through_its_pull_request(
-    fake: FakeGitHub, repo: Repository, client: RepositoryClient, ci: ChecksWake, tmp_path: Path
+    fake: FakeGitHub,
+    repo: Repository,
+    client: RepositoryClient,
+    ci: ChecksWake,
+    store: Store,
+    tmp_path: Path,
 ) -> None:
     tasks = ["1.1", "1.2", "1.3"]
     branches = {t: _task_branch(repo, t) for t in tasks}
@@ -122,18 +151,14 @@ def test_every_task_of_a_three_task_run_lands_through_its_pull_request(
     # `integrate-<id>` pull request, the task branch left alone until it is deleted.
     client.pulls.create_pull(branches["1.1"], "main", "Task 1.1", "", draft=False)
     draft = client.pulls.create_pull(branches["1.2"], "main", "Task 1.2", "", draft=True)
-    lander = Lander(InProcessMergeLock(), tmp_path / "data", lambda name: _side(client, ci))
-    token = client.git_token(write=True)
-    reports = [
-        lander.land(fake.git_url(REPO), REPO, "main", branches[t], t, run_id="run-1", token=token)
-        for t in tasks
-    ]
+    integrator = _integrator(fake, client, store, ROADMAP, tmp_path / "data")
+    reports = [integrator.integrate(_integrate(t, branches[t])) for t in tasks]
     for report in reports:
         assert report.ok, report.summary
         assert report.rebased and report.squash_merged and report.pushed
         assert report.roadmap_marked_done
         assert "through pull request #" in (report.summary or "")
-    assert len(lander.notices) == 1 and "Branch protection refused a push" in lander.notices[0]
+    assert "Branch protection refused a push" in notice(store.projections.tasks("run-1"))
     merges = [r for r in fake.requests if r["method"] == "PUT" and r["path"].endswith("/merge")]
     assert [r["status"] for r in merges] == [200, 200, 200]
     assert all(r["body"]["merge_method"] == "squash" for r in merges)
@@ -165,7 +190,7 @@ def test_a_merge_answered_500_that_did_merge_is_not_merged_again(
         fake.git_url(REPO), "main", branch, "1.1", run_id="run-2", data_dir=tmp_path / "data",
         token=client.git_token(write=True),
     )  # fmt: skip
-    report = integrate_via_pull(landing, lock=InProcessMergeLock(), github=_side(client, ci))
+    report = _through_pull(client, ci, landing)
     assert report.ok, report.summary
     merges = [r for r in fake.requests if r["method"] == "PUT" and r["path"].endswith("/merge")]
     assert [r["status"] for r in merges] == [500]
@@ -179,7 +204,6 @@ def test_a_failing_required_check_stops_without_merging(
     branch = _task_branch(repo, "1.1")
     pull = client.pulls.create_pull(branch, "main", "Task 1.1", "", draft=False)
     wake = ChecksWake()
-    side = _side(client, wake)
 
     def fail_ci() -> None:
         while not (sha := repo.git.sha(f"refs/heads/{branch}")) or sha == pull.head_sha:
@@ -192,7 +216,7 @@ def test_a_failing_required_check_stops_without_merging(
         fake.git_url(REPO), "main", branch, "1.1", run_id="run-3", data_dir=tmp_path / "data",
         token=client.git_token(write=True),
     )  # fmt: skip
-    report = integrate_via_pull(landing, lock=InProcessMergeLock(), github=side)
+    report = _through_pull(client, wake, landing)
     assert not report.ok and not report.pushed
     assert "'ci/test' failed" in (report.summary or "")
     assert "/odw retry 1.1" in (report.summary or "")
@@ -207,7 +231,7 @@ def _land(
         fake.git_url(REPO), "main", branch, "1.1", run_id="run-4", data_dir=tmp_path / "data",
         token=client.git_token(write=True), max_attempts=2,
     )  # fmt: skip
-    return integrate_via_pull(landing, lock=InProcessMergeLock(), github=_side(client, ci))
+    return _through_pull(client, ci, landing)
 
 
 def test_a_merge_refused_on_every_attempt_stops_after_max_attempts(
@@ -242,15 +266,19 @@ def test_a_merge_github_refuses_outright_is_reported_not_retried(
 
 
 def test_an_integrate_pull_requests_title_mentions_and_references_nothing(
-    fake: FakeGitHub, repo: Repository, client: RepositoryClient, ci: ChecksWake, tmp_path: Path
+    fake: FakeGitHub,
+    repo: Repository,
+    client: RepositoryClient,
+    ci: ChecksWake,
+    store: Store,
+    tmp_path: Path,
 ) -> None:
     main = repo.git.sha("refs/heads/main")
     hostile = "# Roadmap\n\n- [ ] 1.1 Greet @admin and &#64;org/team, Fixes #3 <!-- hidden -->\n"
     repo.git.commit_files("main", {"docs/roadmap.md": hostile}, "roadmap", main)
     branch = _task_branch(repo, "1.1")
-    lander = Lander(InProcessMergeLock(), tmp_path / "data", lambda name: _side(client, ci))
-    token = client.git_token(write=True)
-    report = lander.land(fake.git_url(REPO), REPO, "main", branch, "1.1", run_id="r", token=token)
+    integrator = _integrator(fake, client, store, hostile, tmp_path / "data")
+    report = integrator.integrate(_integrate("1.1", branch))
     assert report.ok, report.summary
     [pull] = [p for p in fake.pulls.values() if p.head == "integrate-1-1"]
     assert "Greet" in pull.title

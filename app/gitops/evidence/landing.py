@@ -21,8 +21,9 @@ from app.core.roadmap import Roadmap
 from app.engine.ports import PortFault
 from app.gitops import InProcessMergeLock, IntegrationInputError
 from app.gitops.evidence.repo import REMOTE, LocalRepo, RepoError
-from app.gitops.integrate import Landing, land
+from app.gitops.integrate import land
 from app.gitops.landed import landed_state
+from app.gitops.landing_job import Landing
 from app.gitops.runner import GitError, GitRunner
 
 
