@@ -42,6 +42,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     w = sub.add_parser("worker", help="process stored deliveries (no HTTP)")
     w.add_argument("--threads", type=int, default=None, help="worker threads (default ODW_WORKERS)")
+    w.add_argument(
+        "--master-pid",
+        type=int,
+        default=None,
+        help="stop once process PID is no longer this one's parent (how `odw serve` runs it)",
+    )
     w.set_defaults(func=run_worker)
 
     db = sub.add_parser("db", help="database schema commands")
@@ -143,7 +149,12 @@ def run_serve(args: argparse.Namespace) -> int:
     companions = [Companion("intake", odw_argv("intake", "--listen-fd", str(fd)), (fd,))]
     if settings.workers > 0:
         companions.append(
-            Companion("delivery worker", odw_argv("worker", "--threads", str(settings.workers)))
+            Companion(
+                "delivery worker",
+                odw_argv(
+                    "worker", "--threads", str(settings.workers), "--master-pid", str(os.getpid())
+                ),
+            )
         )
     try:
         GunicornApp(factory, options, hooks).run(companions)
@@ -211,8 +222,13 @@ def run_worker(args: argparse.Namespace) -> int:
     if host is not None:
         host.start()
     log.info("worker started", extra={"threads": threads, "database": store.describe()})
+    # A companion also stops when its master is gone (it is then reparented), as
+    # the intake does: a killed `odw serve` must not leave a worker behind. The
+    # master names itself, so a master killed before this line is noticed too.
     while not stop.wait(0.5):
-        pass
+        if args.master_pid is not None and os.getppid() != args.master_pid:
+            log.info("worker stopping: its master %s is gone", args.master_pid)
+            break
     clean = pool.stop(timeout=30)
     if host is not None:
         host.stop(timeout=30)

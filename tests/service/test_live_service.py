@@ -217,6 +217,35 @@ def test_a_killed_intake_is_restarted_and_deliveries_meanwhile_are_kept(tmp_path
     assert "intake process" in log.read_text() and "exited; restarting" in log.read_text()
 
 
+def test_companions_stop_when_their_master_is_killed(tmp_path: Path) -> None:
+    """SIGKILL to the `odw serve` master alone (as an OOM killer or a crashed
+    supervisor does): its intake and delivery worker notice they were
+    reparented and exit, so no orphan keeps polling the database."""
+    log = tmp_path / "serve.log"
+    with running_service(tmp_path, SECRET, log, ODW_WORKERS="1") as (_, proc):
+        companions = [
+            *session_processes(proc.pid, "intake"),
+            *session_processes(proc.pid, "worker"),
+        ]
+        assert len(companions) == 2
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 30  # a hang-catcher: each checks every half second
+        while any(alive(pid) for pid in companions) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [pid for pid in companions if alive(pid)] == []
+    assert f"worker stopping: its master {proc.pid} is gone" in log.read_text()
+
+
+def alive(pid: int) -> bool:
+    """Running (not a zombie waiting to be reaped by init)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+
+
 def test_serve_and_its_companions_never_import_modules_of_their_directory(
     tmp_path: Path,
 ) -> None:
