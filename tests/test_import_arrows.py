@@ -78,7 +78,7 @@ def test_the_core_imports_no_other_room() -> None:
     assert [f for f, a, _ in IMPORTS if a == "core"] == []
 
 
-@pytest.mark.parametrize("room", ["apphost", "commands", "service", "web"])
+@pytest.mark.parametrize("room", ["apphost", "commands", "service", "web"], ids=str)
 def test_local_mode_is_reached_only_from_the_command_line(room: str) -> None:
     assert [f for f, a, b in IMPORTS if a == room and b == "local"] == []
 
