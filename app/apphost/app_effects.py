@@ -23,7 +23,7 @@ from app.store import Store
 START: Final = "app-start"
 INGEST: Final = "app-ingest"
 TICK: Final = "app-tick"
-VIEWS: Final = "app-views"  # written by `step.decide_step` too, with the same payload
+VIEWS: Final = "app-views"  # also written by `step.decide_step`, with the same payload
 
 # A launch's options as rows from before typed payloads carried them.
 _LEGACY_LAUNCH = {

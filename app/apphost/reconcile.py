@@ -15,11 +15,12 @@ import logging
 import threading
 
 from app.apphost import api
+from app.apphost.app_effects import VIEWS
 from app.apphost.dispatched import Expected, rejection
 from app.apphost.executor import Executor
 from app.apphost.performers.ingest import dispatch_record
 from app.apphost.runs import RunKey, open_runs, run_meta
-from app.apphost.step import VIEWS, load_state, views_key
+from app.apphost.step import load_state, views_key
 from app.core.inputs import StageFinished
 from app.core.judging import Fault
 from app.core.keys import attempt_key

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import TypeAdapter
 from sqlalchemy import Connection
 
+from app.apphost.app_effects import VIEWS
 from app.apphost.snapshots import index_attempts, live_rows, snapshot_text
 from app.apphost.snapshots import load_state as load_state
 from app.core.decide import CoreError
@@ -34,7 +35,6 @@ from app.store import Store
 log = logging.getLogger("odw.apphost")
 
 EFFECTS: TypeAdapter[Effect] = TypeAdapter(Effect)
-VIEWS = "app-views"
 VIEWS_DELAY = 0.1
 MAX_RACES = 20
 TokenSource = Callable[[], str]

@@ -15,6 +15,7 @@ import pytest
 
 from app.apphost import api
 from app.apphost.app_effects import (
+    VIEWS,
     AppEffect,
     IngestRequested,
     StartRequested,
@@ -23,7 +24,7 @@ from app.apphost.app_effects import (
 from app.apphost.executor import Executor, HostConfig
 from app.apphost.performers.table import PERFORMERS
 from app.apphost.runs import RunKey
-from app.apphost.step import VIEWS, decide_step
+from app.apphost.step import decide_step
 from app.commands.host import Launch
 from app.core.config import RunConfig
 from app.core.effects import Effect
