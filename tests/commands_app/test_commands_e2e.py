@@ -283,6 +283,8 @@ def test_a_click_on_a_check_run_odw_never_created_runs_nothing(
     fake.click_check_run_action(check.id, "retry", "maintainer")
     wait_until("the retry", lambda: events_of(store, "task-retried"))
     assert events_of(store, "task-retried")[0]["by"] == "maintainer"
+    # The reply is an outbox effect performed after the event is stored.
+    wait_until("the click's one reply", lambda: replies(fake, pull.number))
     assert len(replies(fake, pull.number)) == 1
 
 
