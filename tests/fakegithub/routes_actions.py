@@ -171,10 +171,15 @@ def get_run(fake: FakeGitHub, call: Call) -> Reply:
 def list_runs(fake: FakeGitHub, call: Call) -> Reply:
     repo = repo_of(fake, call)
     ident = call.params["workflow_id"]
+    # A new run is listed only `run_visible_after` seconds after it was created:
+    # GitHub's lists lag its writes (see `FakeGitHub.run_visible_after`).
+    listed_before = fake.now() - fake.run_visible_after
     runs = [
         r
         for r in fake.runs.values()
-        if r.repo == repo.full_name and ident in (r.workflow, str(r.workflow_id))
+        if r.repo == repo.full_name
+        and ident in (r.workflow, str(r.workflow_id))
+        and r.created_at <= listed_before
     ]
     for field, attr in (("branch", "ref"), ("event", "event"), ("status", "status")):
         if field in call.query:
