@@ -151,5 +151,5 @@ class GitHubDispatch:
             if found is not None:
                 return found
             if attempt + 1 < FIND_ATTEMPTS:
-                self._t.ctx.sleeper.sleep(FIND_PAUSE)
+                self._t.ctx.sleep("actions.dispatch:find", FIND_PAUSE, "its run is not listed yet")
         return None
