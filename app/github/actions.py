@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.github.conditional import ConditionalGets
-from app.github.errors import GitHubError, Unprocessable
+from app.github.errors import GitHubError, NotFound, Unprocessable
 from app.github.protocols import DispatchedRun, WorkflowJob, WorkflowRun
 from app.github.transport import Transport
 
@@ -72,6 +72,19 @@ class GitHubRuns:
         return self._t.call(
             "runs.get", lambda: run_from_json(self._polls.get(f"/actions/runs/{run_id}"))
         )
+
+    def knows_workflow(self, workflow: str) -> bool:
+        """Whether GitHub knows `workflow` (a file name) for dispatch: only a
+        workflow whose file is on the default branch is found (404 otherwise)."""
+
+        def read() -> bool:
+            self._t.request("GET", f"/actions/workflows/{workflow}")
+            return True
+
+        try:
+            return self._t.call("workflows.get", read)
+        except NotFound:
+            return False
 
     def list_runs(
         self, workflow: str, *, branch: str | None = None, event: str | None = None
