@@ -48,7 +48,8 @@ def known_workflow(repo: s.Repository, ident: str) -> str:
 def _workflow(fake: FakeGitHub, repo: s.Repository, ident: str, sha: str) -> tuple[str, dict]:
     """The workflow known from the default branch, as its YAML reads at `sha`
     (the dispatched ref's copy is what runs); a ref without the file cannot be
-    dispatched (422, as for a copy without the trigger)."""
+    dispatched (422, as for a copy without the trigger:
+    https://github.com/lasith-kg/dispatch-workflow/issues/152)."""
     name = known_workflow(repo, ident)
     blob = repo.git.show(sha, f".github/workflows/{name}")
     if blob is None:
