@@ -164,5 +164,8 @@ class GitHubDispatch:
             if found is not None:
                 return found
             if attempt + 1 < FIND_ATTEMPTS:
-                self._t.ctx.sleep("actions.dispatch:find", FIND_PAUSE, "its run is not listed yet")
+                # Bounded (27s) and part of the dispatch's own work, not a wait GitHub
+                # asked for: slept in place even near an effect's `waits_end_by`, so
+                # a lost answer is never put back half-looked-for and sent again.
+                self._t.ctx.sleeper.sleep(FIND_PAUSE)
         return None

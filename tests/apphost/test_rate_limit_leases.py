@@ -21,6 +21,7 @@ from app.core.inputs import StartRun
 from app.github.auth import AppCredentials, TokenCache
 from app.github.client import GitHubApp
 from app.github.retry import RetryPolicy
+from app.github.timing import Sleeper
 from app.store import Store
 from tests.apphost.harness import REPO, sample_files
 from tests.fakegithub import FakeGitHub, faults
@@ -63,7 +64,7 @@ def store(tmp_path: Path, clock: FakeClock) -> Iterator[Store]:
 
 
 def _executor(
-    store: Store, fake: FakeGitHub, clock: FakeClock, sleeper: object, data: Path
+    store: Store, fake: FakeGitHub, clock: FakeClock, sleeper: Sleeper, data: Path
 ) -> Executor:
     github = GitHubApp(
         AppCredentials(fake.app_id, fake.private_key_pem),
@@ -71,7 +72,7 @@ def _executor(
         tokens=TokenCache(clock),
         policy=RetryPolicy(jitter=lambda: 1.0),
         clock=clock,
-        sleeper=sleeper,  # type: ignore[arg-type]
+        sleeper=sleeper,
     )
     config = HostConfig(data_dir=data, retry_base_seconds=0.01, lease_seconds=LEASE)
     return Executor(store, github, config)
