@@ -5,7 +5,10 @@ handed to that kind's performer (`performers/table.py`, built on first use).
 A performer that raises is retried with exponential backoff; after
 `MAX_ATTEMPTS` it is told it gave up (`Performer.gave_up`) so the run hears
 why. `Busy` is not a failure: someone else holds what the entry needs, so it
-is retried shortly, uncounted. An entry no performer can read (an unknown
+is retried shortly, uncounted. Nor is `RetryLater`: GitHub asked for a wait
+(a rate limit's reset can be an hour away) that would outlast the entry's
+lease, after which another executor would take the same entry, so the entry is
+put back due when the wait ends. An entry no performer can read (an unknown
 kind, a payload no model takes) is settled dead at once with the reason logged.
 """
 
@@ -22,12 +25,16 @@ from pydantic import ValidationError
 from app.apphost.performers.base import Busy, HostConfig, HostContext, Performer
 from app.apphost.performers.table import PERFORMERS
 from app.github import GitHubApp
+from app.github.errors import RetryLater
 from app.store import Store
 from app.store.outbox import Effect as Entry
 
 log = logging.getLogger("odw.apphost")
 
 MAX_ATTEMPTS = 5
+# The share of an entry's lease a GitHub wait inside it may take; the rest is
+# the work's. A longer wait puts the entry back instead (`RetryLater`).
+WAIT_SHARE = 0.5
 
 __all__ = ["MAX_ATTEMPTS", "Executor", "HostConfig"]
 
@@ -80,8 +87,15 @@ class Executor:
             log.error("effect %s (%s) is settled unperformed: %s", entry.key, entry.kind, exc)
             self.store.outbox.fail(entry.key, self.context.owner, str(exc), retry_at=None)
             return
+        waits = self.context.config.lease_seconds * WAIT_SHARE
         try:
-            result = performer.perform(effect, again=entry.attempts > 1)
+            with self.context.github.context.waits_end_by(waits):
+                result = performer.perform(effect, again=entry.attempts > 1)
+        except RetryLater as later:
+            log.warning("effect %s put back: %s", entry.key, later)
+            retry_at = self.store.clock() + later.retry_after
+            self.store.outbox.fail(entry.key, self.context.owner, str(later), retry_at=retry_at)
+            return
         except Exception as exc:
             self._failed(entry, performer, effect, exc)
             return

@@ -16,16 +16,19 @@ BLOCKED = "auth-preflight-failed"
 
 
 class Missing(BaseModel):
-    """One thing the credentials could not do, and the grant that allows it."""
+    """One thing the run could not do, and the grant that allows it, or (`fix`)
+    what else a person must do first (commit the stage workflow where GitHub
+    looks for it)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     permission: str  # e.g. "contents"
     level: str  # "read" | "write"
     needed_for: str  # e.g. "push task branches"
     detail: str = ""  # what the check saw (an HTTP status, git's message)
+    fix: str = ""  # not a grant: what to do instead, in a sentence
 
     def grant(self) -> str:
-        return f"{self.permission}: {self.level} ({self.needed_for})"
+        return self.fix or f"{self.permission}: {self.level} ({self.needed_for})"
 
 
 class Preflight(BaseModel):
@@ -42,8 +45,9 @@ class Preflight(BaseModel):
         return f"{BLOCKED}: " + "; ".join(m.grant() for m in self.missing)
 
     def halt(self) -> str:
-        """The run's `halted` reason: what failed and what to grant."""
+        """The run's `halted` reason: what failed, what to grant and what to fix."""
         details = "; ".join(f"{m.needed_for}: {m.detail}" for m in self.missing if m.detail)
-        grants = ", ".join(m.grant() for m in self.missing)
-        text = f"auth preflight failed, nothing was dispatched: grant {grants}"
+        grants = ", ".join(m.grant() for m in self.missing if not m.fix)
+        todo = ([f"grant {grants}"] if grants else []) + [m.fix for m in self.missing if m.fix]
+        text = "auth preflight failed, nothing was dispatched: " + "; ".join(todo)
         return text + (f" ({details})" if details else "")

@@ -5,6 +5,12 @@ id since 2026-02). GitHub Enterprise Server before that answers 400/422 to the
 field: the dispatch is sent once more without it, and the 204 that answers it
 names no run, so the caller's `find` (its own rule for which listed run is the
 one it dispatched) is polled until the run is listed.
+
+When the answer to a dispatch is lost (a timeout, a 5xx after GitHub created
+the run), `find` is polled the same bounded while before the dispatch is sent
+again: a new run shows in GitHub's run lists only seconds after it exists
+(dbt-labs/actions#107: "it does not even include the submitted workflow"), so
+one look at once would miss it and a second run would push to the same branch.
 """
 
 from __future__ import annotations
@@ -15,15 +21,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from app.github.conditional import ConditionalGets
-from app.github.errors import GitHubError, Unprocessable
+from app.github.errors import GitHubError, NotFound, Unprocessable
 from app.github.protocols import DispatchedRun, WorkflowJob, WorkflowRun
 from app.github.transport import Transport
 
 DISPATCH_PERMISSIONS = {"actions": "write"}
 RUN_PERMISSIONS = {"actions": "read"}
 MAX_INPUTS = 25
+# How long a dispatched run is looked for in the run lists: 10 looks over 27s.
 FIND_ATTEMPTS = 10
-FIND_PAUSE = 2.0
+FIND_PAUSE = 3.0
 
 
 def run_from_json(data: dict[str, Any]) -> WorkflowRun:
@@ -65,6 +72,19 @@ class GitHubRuns:
         return self._t.call(
             "runs.get", lambda: run_from_json(self._polls.get(f"/actions/runs/{run_id}"))
         )
+
+    def knows_workflow(self, workflow: str) -> bool:
+        """Whether GitHub knows `workflow` (a file name) for dispatch: only a
+        workflow whose file is on the default branch is found (404 otherwise)."""
+
+        def read() -> bool:
+            self._t.request("GET", f"/actions/workflows/{workflow}")
+            return True
+
+        try:
+            return self._t.call("workflows.get", read)
+        except NotFound:
+            return False
 
     def list_runs(
         self, workflow: str, *, branch: str | None = None, event: str | None = None
@@ -116,11 +136,17 @@ class GitHubDispatch:
                 return wf.create_dispatch(ref, values, throw=True, return_run_details=True)
             return wf.create_dispatch(ref, values, throw=True)
 
+        # A lost answer: look for the run as long as a listed run may lag, then resend.
+        reread = (lambda: self._find(find)) if find is not None else None
         try:
-            sent = self._t.call("actions.dispatch", lambda: send(True), kind="create", reread=find)
+            sent = self._t.call(
+                "actions.dispatch", lambda: send(True), kind="create", reread=reread
+            )
         except Unprocessable:
             # Older GHES rejects `return_run_details`; a real input error fails again below.
-            sent = self._t.call("actions.dispatch", lambda: send(False), kind="create", reread=find)
+            sent = self._t.call(
+                "actions.dispatch", lambda: send(False), kind="create", reread=reread
+            )
         if isinstance(sent, DispatchedRun):
             return sent
         if sent is not True and getattr(sent, "id", None):
@@ -138,5 +164,8 @@ class GitHubDispatch:
             if found is not None:
                 return found
             if attempt + 1 < FIND_ATTEMPTS:
+                # Bounded (27s) and part of the dispatch's own work, not a wait GitHub
+                # asked for: slept in place even near an effect's `waits_end_by`, so
+                # a lost answer is never put back half-looked-for and sent again.
                 self._t.ctx.sleeper.sleep(FIND_PAUSE)
         return None

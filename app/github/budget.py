@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 
 from app.github.timing import Clock, Sleeper
 
@@ -23,8 +24,9 @@ class ContentBudget:
         self._sent: dict[int, deque[float]] = {}
         self._lock = threading.Lock()
 
-    def acquire(self, installation_id: int) -> float:
-        """Take one slot, waiting if needed; returns the seconds waited."""
+    def acquire(self, installation_id: int, sleep: Callable[[float], None] | None = None) -> float:
+        """Take one slot, waiting if needed (with `sleep` when given, which may
+        refuse a wait by raising); returns the seconds waited."""
         waited = 0.0
         while True:
             with self._lock:
@@ -41,5 +43,5 @@ class ContentBudget:
                 if wait <= 0:
                     sent.append(now)
                     return waited
-            self._sleeper.sleep(wait)
+            (sleep or self._sleeper.sleep)(wait)
             waited += wait

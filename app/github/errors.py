@@ -68,3 +68,18 @@ def for_status(operation: str, status: int, message: str) -> GitHubError:
         422: Unprocessable,
     }
     return kinds.get(status, GitHubError)(operation, status, message)
+
+
+class RetryLater(BaseException):
+    """GitHub asked for a wait (a rate limit's reset, a backoff, the content
+    budget) that would end past the time this thread may hold its work (an
+    outbox effect's lease, `Context.waits_end_by`): nothing slept, the caller
+    puts the work back for `retry_after` seconds from now. A BaseException, as
+    `asyncio.CancelledError` is, so no `except Exception` on the way to the
+    executor turns a postponement into a failure."""
+
+    def __init__(self, operation: str, retry_after: float, reason: str) -> None:
+        self.operation = operation
+        self.retry_after = retry_after
+        self.reason = reason
+        super().__init__(f"GitHub {operation}: {reason}; retry in {retry_after:.0f}s")

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -22,6 +23,7 @@ from app.github.budget import ContentBudget
 from app.github.errors import (
     GitHubUnavailable,
     RateLimited,
+    RetryLater,
     WriteOutcomeUnknown,
     for_status,
 )
@@ -58,6 +60,25 @@ class Context:
 
     def set_operation(self, installation_id: int, operation: str) -> None:
         self._current.op = (installation_id, operation)
+
+    @contextmanager
+    def waits_end_by(self, seconds: float) -> Iterator[None]:
+        """This thread's waits must end within `seconds` from now: a longer one
+        raises `RetryLater` instead of sleeping (an outbox effect holds a lease
+        of minutes; a primary rate limit can ask for an hour)."""
+        previous = getattr(self._current, "deadline", None)
+        self._current.deadline = self.clock.now() + seconds
+        try:
+            yield
+        finally:
+            self._current.deadline = previous
+
+    def sleep(self, operation: str, seconds: float, why: str) -> None:
+        """Wait `seconds`, or raise `RetryLater` when that ends past `waits_end_by`."""
+        deadline = getattr(self._current, "deadline", None)
+        if deadline is not None and self.clock.now() + seconds > deadline:
+            raise RetryLater(operation, seconds, why)
+        self.sleeper.sleep(seconds)
 
 
 class _HeaderAuth(Auth.Auth):
@@ -141,7 +162,9 @@ def run(
     while True:
         attempt += 1
         if kind == "create":
-            ctx.budget.acquire(installation_id)
+            ctx.budget.acquire(
+                installation_id, lambda s: ctx.sleep(operation, s, "content-creation budget")
+            )
         ctx.set_operation(installation_id, operation)
         sent_maybe = False
         try:
@@ -179,7 +202,7 @@ def run(
             wait,
             extra={"installation": installation_id, "attempt": attempt},
         )
-        ctx.sleeper.sleep(wait)
+        ctx.sleep(operation, wait, f"{transience.value} ({status or message})")
 
 
 class Transport:

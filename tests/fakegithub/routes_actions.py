@@ -25,13 +25,47 @@ def workflow_id(name: str) -> int:
     return zlib.crc32(name.encode()) % 10_000_000 + 1
 
 
-def _workflow(fake: FakeGitHub, repo: s.Repository, ident: str, sha: str) -> tuple[str, dict]:
-    names = repo.git.git("ls-tree", "--name-only", f"{sha}:.github/workflows", check=False)
+def known_workflow(repo: s.Repository, ident: str) -> str:
+    """The file name of workflow `ident` (file name or id) as GitHub knows it:
+    from the default branch's tree, else 404. GitHub registers a workflow for
+    `workflow_dispatch` and `GET .../actions/workflows/{id}` from the default
+    branch ("This event will only trigger a workflow run if the workflow file
+    exists on the default branch",
+    https://docs.github.com/en/actions/reference/workflows-and-actions/events-that-trigger-workflows#workflow_dispatch;
+    a workflow only on a feature branch answers 404: cli/cli#9781,
+    benc-uk/workflow-dispatch#60). GitHub also dispatches a workflow it knows
+    from an earlier run on another branch (github/docs#34884); ODW never relies
+    on that, and the fake does not model it."""
+    default = repo.git.sha(f"refs/heads/{repo.default_branch}")
+    tree = f"{default}:.github/workflows"
+    names = repo.git.git("ls-tree", "--name-only", tree, check=False) if default else ""
     for name in names.splitlines():
         if ident in (name, str(workflow_id(name))):
-            blob = repo.git.show(sha, f".github/workflows/{name}") or b""
-            return name, yaml.safe_load(blob) or {}
+            return name
     raise error(404, "Not Found")
+
+
+def _workflow(fake: FakeGitHub, repo: s.Repository, ident: str, sha: str) -> tuple[str, dict]:
+    """The workflow known from the default branch, as its YAML reads at `sha`
+    (the dispatched ref's copy is what runs); a ref without the file cannot be
+    dispatched (422, as for a copy without the trigger:
+    https://github.com/lasith-kg/dispatch-workflow/issues/152)."""
+    name = known_workflow(repo, ident)
+    blob = repo.git.show(sha, f".github/workflows/{name}")
+    if blob is None:
+        raise error(422, "Workflow does not have 'workflow_dispatch' trigger")
+    return name, yaml.safe_load(blob) or {}
+
+
+@route("GET", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}")
+def get_workflow(fake: FakeGitHub, call: Call) -> Reply:
+    """A workflow GitHub knows (from the default branch, `known_workflow`), else 404
+    (https://docs.github.com/en/rest/actions/workflows#get-a-workflow)."""
+    repo = repo_of(fake, call)
+    name = known_workflow(repo, call.params["workflow_id"])
+    default = repo.git.sha(f"refs/heads/{repo.default_branch}")
+    doc = yaml.safe_load(repo.git.show(default or "", f".github/workflows/{name}") or b"") or {}
+    return Reply(200, fake.shapes.workflow(repo, name, str(doc.get("name") or name)))
 
 
 def _triggers(doc: dict) -> dict:
@@ -171,10 +205,15 @@ def get_run(fake: FakeGitHub, call: Call) -> Reply:
 def list_runs(fake: FakeGitHub, call: Call) -> Reply:
     repo = repo_of(fake, call)
     ident = call.params["workflow_id"]
+    # A new run is listed only `run_visible_after` seconds after it was created:
+    # GitHub's lists lag its writes (see `FakeGitHub.run_visible_after`).
+    listed_before = fake.now() - fake.run_visible_after
     runs = [
         r
         for r in fake.runs.values()
-        if r.repo == repo.full_name and ident in (r.workflow, str(r.workflow_id))
+        if r.repo == repo.full_name
+        and ident in (r.workflow, str(r.workflow_id))
+        and r.created_at <= listed_before
     ]
     for field, attr in (("branch", "ref"), ("event", "event"), ("status", "status")):
         if field in call.query:

@@ -137,6 +137,11 @@ class FakeGitHub:
         self._offset = 0.0
         self._in_flight = 0
         self.on_dispatch: list[Callable[[s.WorkflowRun], None]] = []
+        # Seconds a new workflow run stays out of the run lists (GET .../runs)
+        # after it is created: on github.com a dispatched run shows in the list
+        # seconds later (dbt-labs/actions#107, Codex-/return-dispatch#183), while
+        # GET .../runs/{id} finds it at once. 0: listed at once.
+        self.run_visible_after = 0.0
         self.webhooks = Webhooks(self, webhook_url, webhook_secret)
         self._server: Any = None
         self._thread: threading.Thread | None = None

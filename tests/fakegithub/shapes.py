@@ -250,6 +250,25 @@ class Shapes:
         data["_links"] = {"self": data["url"], "git": None, "html": data["html_url"]}
         return data
 
+    def workflow(self, repo: s.Repository, file_name: str, name: str) -> dict[str, Any]:
+        """A workflow as `GET .../actions/workflows/{id}` answers (OpenAPI `workflow`)."""
+        from tests.fakegithub.routes_actions import workflow_id
+
+        data = self.example("workflow", repo)
+        ident = workflow_id(file_name)
+        path = f".github/workflows/{file_name}"
+        data.update(
+            id=ident,
+            node_id=f"W_{ident}",
+            name=name,
+            path=path,
+            state="active",
+            url=f"{self.fake.api_url}/repos/{repo.full_name}/actions/workflows/{ident}",
+            html_url=f"{self.fake.host_url}/{repo.full_name}/blob/{repo.default_branch}/{path}",
+            badge_url=f"{self.fake.host_url}/{repo.full_name}/workflows/{name}/badge.svg",
+        )
+        return data
+
     def workflow_run(self, run: s.WorkflowRun) -> dict[str, Any]:
         repo = self.fake.repos[run.repo]
         data = self.example("workflow-run", repo)

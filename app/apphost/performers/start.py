@@ -58,7 +58,7 @@ class StartPerformer:
         client = ctx.client(key)
         # Fail closed: credentials that cannot do what the run needs start a
         # run that halts at once (its check says what to grant).
-        preflight = check_credentials(client)
+        preflight = check_credentials(client, key.base)
         if any(m.needed_for == "read the base" for m in preflight.missing):
             log.warning("cannot start %s: %s", key.label(), preflight.halt())
             return {"blocked": preflight.blocked()}
