@@ -34,6 +34,12 @@ class NotMergeable(GitHubError):
     """405 on merge: the pull request cannot be merged as it stands."""
 
 
+class MergeMethodNotAllowed(GitHubError):
+    """405 on merge because the repository's settings disallow the merge method
+    ("Squash merges are not allowed on this repository."): asking again cannot
+    help, only a person changing the setting can."""
+
+
 class HeadMoved(GitHubError):
     """409 on merge: the head is no longer the SHA that was verified."""
 

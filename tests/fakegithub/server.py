@@ -427,6 +427,17 @@ class FakeGitHub:
             repo.protection[branch] = list(required or [])
         routes_protection.write_hook(repo)
 
+    def merge_settings(
+        self, full_name: str, *, squash: bool = True, merge_commit: bool = True, rebase: bool = True
+    ) -> None:
+        """An admin changes the repository's allowed merge methods (Settings → General →
+        Pull Requests; `allow_squash_merge` and its siblings in "Get a repository")."""
+        repo = self.repos[full_name]
+        with self.lock:
+            repo.allow_squash_merge = squash
+            repo.allow_merge_commit = merge_commit
+            repo.allow_rebase_merge = rebase
+
     def set_status(self, full_name: str, sha: str, context: str, state: str) -> None:
         """A CI system reports a commit status (as `POST /statuses/{sha}` would)."""
         from tests.fakegithub import routes_protection

@@ -284,3 +284,20 @@ def test_an_integrate_pull_requests_title_mentions_and_references_nothing(
     assert "Greet" in pull.title
     assert not MENTION.search(pull.title) and not ISSUE_REFERENCE.search(pull.title)
     assert "<!--" not in pull.title
+
+
+def test_a_repository_that_disallows_squash_merging_stops_at_the_first_merge(
+    fake: FakeGitHub, repo: Repository, client: RepositoryClient, ci: ChecksWake, tmp_path: Path
+) -> None:
+    # GitHub answers this 405 on every squash merge while the setting is off: going
+    # round again can only repeat it, so the landing stops and says what to change.
+    branch = _task_branch(repo, "1.1")
+    main = repo.git.sha("refs/heads/main")
+    fake.merge_settings(REPO, squash=False)
+    report = _land(fake, client, ci, tmp_path, branch)
+    assert not report.ok and not report.pushed and report.attempts == 1
+    assert "405 Squash merges are not allowed on this repository." in (report.summary or "")
+    assert "Allow squash merging" in (report.summary or "")
+    merges = [r for r in fake.requests if r["method"] == "PUT" and r["path"].endswith("/merge")]
+    assert [r["status"] for r in merges] == [405]
+    assert repo.git.sha("refs/heads/main") == main
