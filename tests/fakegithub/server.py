@@ -221,6 +221,9 @@ class FakeGitHub:
         git = BareRepo.create(self.root / owner / f"{name}.git", files or {}, default_branch)
         repo = s.Repository(self.next_id(), owner, name, default_branch, git)
         repo.collaborators[owner] = "admin"
+        from tests.fakegithub import push_rules
+
+        push_rules.install(repo, self.host_url)
         with self.lock:
             self.repos[full_name] = repo
         return repo
@@ -437,6 +440,22 @@ class FakeGitHub:
             repo.allow_squash_merge = squash
             repo.allow_merge_commit = merge_commit
             repo.allow_rebase_merge = rebase
+
+    def add_ruleset(
+        self, full_name: str, branch: str, rules: tuple[str, ...] = ("pull_request",)
+    ) -> None:
+        """A repository ruleset on `branch`: pushes to it are refused with GH013 naming
+        each rule ("pull_request": changes through a pull request; "update": the ref
+        cannot be updated at all). See `push_rules.py` for the words and sources."""
+        from tests.fakegithub import push_rules
+
+        repo = self.repos[full_name]
+        unknown = set(rules) - set(push_rules.RULE_WORDS)
+        if unknown:
+            raise ValueError(f"the fake models no ruleset rule {sorted(unknown)}")
+        with self.lock:
+            repo.rulesets[branch] = list(rules)
+        push_rules.write_rules(repo, self.host_url)
 
     def set_status(self, full_name: str, sha: str, context: str, state: str) -> None:
         """A CI system reports a commit status (as `POST /statuses/{sha}` would)."""

@@ -39,6 +39,8 @@ class Repository:
     # branch -> required status check contexts; a protected branch refuses pushes
     protection: dict[str, list[str]] = field(default_factory=dict)
     statuses: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # sha -> statuses
+    # branch -> the rules of the rulesets on it ("pull_request", "update"): GH013 pushes
+    rulesets: dict[str, list[str]] = field(default_factory=dict)
     # The merge methods the repository's settings allow ("About merge methods on
     # GitHub"; `allow_squash_merge` in "Get a repository"); `fake.merge_settings`.
     allow_squash_merge: bool = True

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from app.github.client import RepositoryClient
 from app.gitops.landed import TASK_TRAILER
 from app.gitops.landing_job import Landing, LandingJob
 from app.gitops.lock import InProcessMergeLock
-from app.gitops.pr_checks import CHECKS_WAKE, ChecksWake
+from app.gitops.pr_checks import ChecksWake
 from app.gitops.pr_integrate import PullRequestAttempt
 from app.store import Store
 from tests.fakegithub import FakeGitHub
@@ -52,35 +51,6 @@ def repo(fake: FakeGitHub) -> Repository:
 def client(app: GitHubApp, fake: FakeGitHub, repo: Repository) -> RepositoryClient:
     installation = fake.install("octo", [REPO], PERMISSIONS)
     return app.repository(installation.id, REPO)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}")
-    yield s
-    s.close()
-
-
-@pytest.fixture
-def ci(fake: FakeGitHub, repo: Repository) -> Iterator[ChecksWake]:
-    """A CI that passes `ci/test` on every open pull request's head, and pokes
-    the process's wake as a `status` webhook would."""
-    wake = CHECKS_WAKE
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.wait(0.02):
-            for pull in list(fake.pulls.values()):
-                sha = repo.git.sha(f"refs/heads/{pull.head}")
-                if pull.state == "open" and sha and sha not in repo.statuses:
-                    fake.set_status(REPO, sha, "ci/test", "success")
-                    wake.poke(sha)
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    yield wake
-    stop.set()
-    thread.join(5)
 
 
 def _task_branch(repo: Repository, task: str) -> str:
