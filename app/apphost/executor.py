@@ -4,7 +4,9 @@ Each entry is claimed under a lease, read as its kind's typed effect and
 handed to that kind's performer (`performers/table.py`, built on first use).
 A performer that raises is retried with exponential backoff; after
 `MAX_ATTEMPTS` it is told it gave up (`Performer.gave_up`) so the run hears
-why. `Busy` is not a failure: someone else holds what the entry needs, so it
+why. A repository that moved is never retried: the entry is settled, its run
+halted with where the repository went (`stops.py`), and the performer told.
+`Busy` is not a failure: someone else holds what the entry needs, so it
 is retried shortly, uncounted. An entry no performer can read (an unknown
 kind, a payload no model takes) is settled dead at once with the reason logged.
 """
@@ -19,9 +21,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.apphost import stops
 from app.apphost.performers.base import Busy, HostConfig, HostContext, Performer
 from app.apphost.performers.table import PERFORMERS
 from app.github import GitHubApp
+from app.github.errors import RepositoryMoved
 from app.store import Store
 from app.store.outbox import Effect as Entry
 
@@ -109,6 +113,13 @@ class Executor:
         owner, error = self.context.owner, f"{type(exc).__name__}: {exc}"
         if isinstance(exc, Busy):  # not a failure: someone else is on it
             self.store.outbox.fail(entry.key, owner, error, retry_at=self.store.clock() + 0.5)
+            return
+        if isinstance(exc, RepositoryMoved):  # no retry can undo a rename or a transfer
+            log.error("effect %s: %s", entry.key, error)
+            self.store.outbox.fail(entry.key, owner, error, retry_at=None)
+            if entry.run_id is not None:
+                stops.repository_moved(self.store, entry.run_id, exc.moved_to, exc.reason)
+            performer.gave_up(effect, error)
             return
         if entry.attempts < MAX_ATTEMPTS:
             delay = self.context.config.retry_base_seconds * 2 ** (entry.attempts - 1)

@@ -44,6 +44,21 @@ class HeadMoved(GitHubError):
     """409 on merge: the head is no longer the SHA that was verified."""
 
 
+class RepositoryMoved(GitHubError):
+    """A redirect in answer to a write: the repository was renamed or transferred.
+
+    GitHub answers its old name with 301 for reads (PyGithub follows them) and
+    307 for writes, with "Moved Permanently" as the body; PyGithub hands a 307
+    back as success although nothing was written. `moved_to` is the new
+    OWNER/NAME when GitHub says it."""
+
+    def __init__(
+        self, operation: str, status: int, message: str, moved_to: str | None = None
+    ) -> None:
+        super().__init__(operation, status, message)
+        self.moved_to = moved_to
+
+
 class RateLimited(GitHubError):
     """A rate limit outlasted the retry budget."""
 
@@ -72,5 +87,10 @@ def for_status(operation: str, status: int, message: str) -> GitHubError:
         404: NotFound,
         410: NotFound,
         422: Unprocessable,
+        301: RepositoryMoved,
+        302: RepositoryMoved,
+        303: RepositoryMoved,
+        307: RepositoryMoved,
+        308: RepositoryMoved,
     }
     return kinds.get(status, GitHubError)(operation, status, message)

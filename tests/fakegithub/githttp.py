@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from werkzeug.wrappers import Request, Response
 
+from tests.fakegithub import moves
 from tests.fakegithub.push_rules import WORKFLOWS_ENV
 from tests.fakegithub.server import LEVELS
 
@@ -26,6 +27,9 @@ def handle(fake: FakeGitHub, request: Request) -> Response:
     name, _, tail = rest.partition(".git/")
     full = f"{owner}/{name}"
     repo = fake.repos.get(full)
+    moved = moves.git_redirect(fake, full, tail, request.query_string.decode())
+    if moved is not None:
+        return moved
     if repo is None:
         return Response("Repository not found.", 404)
     header = request.headers.get("Authorization", "")

@@ -120,6 +120,7 @@ class FakeGitHub:
         ).decode()
         self._public_key = key.public_key()
         self.repos: dict[str, s.Repository] = {}
+        self.moved: dict[str, int] = {}  # an old OWNER/NAME -> the repository's id
         self.installations: dict[int, s.Installation] = {}
         self.tokens: dict[str, s.Token] = {}
         self.issued: list[str] = []  # every token ever minted, for secrecy scans
@@ -441,6 +442,13 @@ class FakeGitHub:
             repo.allow_merge_commit = merge_commit
             repo.allow_rebase_merge = rebase
 
+    def rename_repository(self, old: str, new: str) -> None:
+        """An admin renames `old` to `new` (another owner: a transfer); the old name
+        answers with redirects as GitHub's does (`moves.py`)."""
+        from tests.fakegithub import moves
+
+        moves.rename(self, old, new)
+
     def add_ruleset(
         self, full_name: str, branch: str, rules: tuple[str, ...] = ("pull_request",)
     ) -> None:
@@ -540,6 +548,7 @@ class FakeGitHub:
 
     def _api(self, request: Request, path: str) -> Response:
         from tests.fakegithub import (  # noqa: F401
+            moves,
             routes,
             routes_actions,
             routes_protection,
@@ -551,6 +560,18 @@ class FakeGitHub:
             k: v[0] if len(v) == 1 else v
             for k, v in parse_qs(request.query_string.decode()).items()
         }
+        requested = path
+        moved = moves.redirect(self, method, path, request.query_string.decode())
+        if moved is not None:  # an old name: GitHub redirects (moves.py)
+            status, reply_body, location = moved
+            self._log(method, requested, query, status, None)
+            return Response(
+                json.dumps(reply_body),
+                status,
+                {"Location": location, "x-github-request-id": secrets.token_hex(8)},
+                content_type="application/json; charset=utf-8",
+            )
+        path = moves.current_path(self, path)
         raw = request.get_data()
         body: Any = None
         matched: tuple[str, dict[str, str]] | None = None
@@ -607,7 +628,7 @@ class FakeGitHub:
             headers["ETag"] = etag
             if request.headers.get("If-None-Match") == etag:
                 status, text = 304, ""
-        self._log(method, path, query, status, body)
+        self._log(method, requested, query, status, body)
         late(fault)
         headers.setdefault("x-ratelimit-limit", "5000")
         headers.setdefault("x-ratelimit-remaining", "4999")
