@@ -57,10 +57,22 @@ def repository_moved(store: Store, run_id: str, moved_to: str | None, detail: st
     return _halt(store, run_id, reason, new_meta)
 
 
+UNINSTALLED = (
+    "the App was uninstalled from {account} on GitHub, so ODW can do nothing more for "
+    "this run: install the App again, then start a new run (`/odw run`)"
+)
+SUSPENDED = (
+    "the App's installation on {account} was suspended on GitHub, so ODW can do nothing "
+    "for this run: unsuspend it (the account's Settings → Applications → Installed "
+    "GitHub Apps), then `/odw resume`"
+)
+
+
 def installation_gone(
     store: Store, installation: int, why: str, *, tx: Connection | None = None
 ) -> list[str]:
-    """Halt every open run of `installation` (uninstalled or suspended); their ids."""
+    """Halt every open run of `installation` (uninstalled or suspended: `UNINSTALLED`,
+    `SUSPENDED`, or GitHub's own words when no webhook said which); their ids."""
     halted = []
     for view in store.projections.runs(status=OPEN):
         key = view.data.get("key")

@@ -59,6 +59,16 @@ class RepositoryMoved(GitHubError):
         self.moved_to = moved_to
 
 
+class InstallationUnavailable(GitHubError):
+    """GitHub makes no token for the installation: it was uninstalled (404) or is
+    suspended (403 "This installation has been suspended"). Retrying cannot help
+    until the account's owner installs or unsuspends the App again."""
+
+    def __init__(self, operation: str, status: int, message: str, installation_id: int) -> None:
+        super().__init__(operation, status, message)
+        self.installation_id = installation_id
+
+
 class RateLimited(GitHubError):
     """A rate limit outlasted the retry budget."""
 

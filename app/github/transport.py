@@ -21,7 +21,11 @@ from github import Auth, Github, GithubException
 from app.github.auth import AppCredentials, InstallationToken, TokenCache, parse_expiry
 from app.github.budget import ContentBudget
 from app.github.errors import (
+    Forbidden,
+    GitHubError,
     GitHubUnavailable,
+    InstallationUnavailable,
+    NotFound,
     RateLimited,
     RepositoryMoved,
     Unprocessable,
@@ -129,6 +133,17 @@ def _refuse_redirected_writes(github: Github) -> None:
         return status, headers, output
 
     requester.requestJson = request_json  # type: ignore[method-assign]
+
+
+def _gone(exc: GitHubError) -> str | None:
+    """Why GitHub makes no token for an installation, when that is what it said:
+    404 for an installation that no longer exists, 403 "This installation has been
+    suspended" ("Suspending a GitHub App installation" in GitHub's docs)."""
+    if isinstance(exc, NotFound):
+        return "the App's installation no longer exists on GitHub (it was uninstalled)"
+    if "installation has been suspended" in exc.reason.lower():
+        return "the App's installation is suspended on GitHub"
+    return None
 
 
 def _message(data: Any) -> str:
@@ -256,6 +271,13 @@ class Transport:
 
         try:
             return run(ctx, installation_id, "installation_token", request)
+        except (NotFound, Forbidden) as exc:
+            gone = _gone(exc)
+            if gone is None:
+                raise
+            raise InstallationUnavailable(
+                exc.operation, exc.status, f"{gone} ({exc.status} {exc.reason})", installation_id
+            ) from None
         except Unprocessable as exc:
             # A token is asked for by repository name, and GitHub knows only the new
             # name of a renamed or transferred repository: say where it went.

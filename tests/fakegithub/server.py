@@ -253,6 +253,30 @@ class FakeGitHub:
         self.webhooks.send("installation", "created", installation=installation)
         return installation
 
+    def uninstall(self, installation_id: int) -> None:
+        """The account owner uninstalls the App: `installation` `deleted` is sent, its
+        tokens stop working (401) and no new one is made (404 "Not Found")."""
+        installation = self.installations[installation_id]
+        self.webhooks.send("installation", "deleted", installation=installation)
+        with self.lock:
+            del self.installations[installation_id]
+            for name in installation.repositories:
+                if name in self.repos:
+                    self.repos[name].installation_id = None
+            for token in [t for t in self.tokens.values() if t.installation_id == installation_id]:
+                del self.tokens[token.token]
+
+    def suspend(self, installation_id: int, suspended: bool = True) -> None:
+        """The account owner suspends (or unsuspends) the installation: `installation`
+        `suspend` (`unsuspend`) is sent and, while suspended, creating a token answers
+        403 "This installation has been suspended". What a token made before the
+        suspension answers is not modelled (no public record found)."""
+        installation = self.installations[installation_id]
+        with self.lock:
+            installation.suspended = suspended
+        action = "suspend" if suspended else "unsuspend"
+        self.webhooks.send("installation", action, installation=installation)
+
     def add_collaborator(self, full_name: str, login: str, role: str) -> None:
         self.repos[full_name].collaborators[login] = role
 

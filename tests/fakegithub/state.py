@@ -14,6 +14,7 @@ class Installation:
     account: str
     repositories: list[str]
     permissions: dict[str, str]
+    suspended: bool = False  # `fake.suspend`: no new tokens (403), as on GitHub
 
 
 @dataclass
