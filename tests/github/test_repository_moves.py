@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from app.github.client import GitHubApp, RepositoryClient
+from app.github.client import RepositoryClient
 from app.github.errors import RepositoryMoved
 from app.github.protocols import CheckRunFields
 from tests.fakegithub import FakeGitHub
@@ -24,10 +24,12 @@ def test_the_old_name_answers_301_to_reads_and_307_to_writes_as_github_does(
     fake.rename_repository(REPO, NEW)
     headers = {"Authorization": f"token {token}"}
     base = f"{fake.api_url}/repos/{REPO}"
-    read = requests.get(f"{base}/git/ref/heads/main", headers=headers, allow_redirects=False)
+    read = requests.get(
+        f"{base}/git/ref/heads/main", headers=headers, allow_redirects=False, timeout=10
+    )
     write = requests.patch(
         f"{base}/git/refs/heads/main", json={"sha": "0" * 40}, headers=headers,
-        allow_redirects=False,
+        allow_redirects=False, timeout=10,
     )  # fmt: skip
     where = f"{fake.api_url}/repositories/{repo.id}/git"
     assert (read.status_code, read.headers["Location"]) == (301, f"{where}/ref/heads/main")
@@ -35,7 +37,7 @@ def test_the_old_name_answers_301_to_reads_and_307_to_writes_as_github_does(
     assert write.json()["message"] == "Moved Permanently"
     assert write.json()["url"] == write.headers["Location"]
     # The repository's id serves it under its new name, with the same token.
-    followed = requests.get(read.headers["Location"], headers=headers)
+    followed = requests.get(read.headers["Location"], headers=headers, timeout=10)
     assert followed.status_code == 200
     assert followed.json()["object"]["sha"] == repo.git.sha("refs/heads/main")
 
