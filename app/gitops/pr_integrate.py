@@ -121,7 +121,7 @@ class PullRequestAttempt(TaskAttempt):
                 raise Stop(
                     f"push of the rebased {branch} refused by GitHub ({refusal.value}: "
                     f"{' '.join(rejected[:1] or said.splitlines()[-1:]).strip()}); "
-                    f"not retried: {what_to_do(refusal, branch)}"
+                    f"not retried: {what_to_do(refusal, branch, task_branch=True)}"
                 )
             if "stale info" in said or "rejected" in said:
                 raise Again(f"{branch} moved since it was fetched")

@@ -50,8 +50,15 @@ def refusal_of(message: str) -> Refusal | None:
     return None
 
 
-def what_to_do(refusal: Refusal, base: str) -> str:
-    """The way out for a person, after "not retried: "."""
+def what_to_do(refusal: Refusal, base: str, *, task_branch: bool = False) -> str:
+    """The way out for a person, after "not retried: "; `task_branch` when the ref
+    refused is the branch a pull request lands from, not the base."""
+    if task_branch and refusal is not Refusal.WORKFLOWS:
+        return (
+            f"branch protection or a ruleset covers {base}, a branch ODW lands from: "
+            "exempt ODW's branches (`roadmap-*`, `integrate-*`) or add its App to the "
+            "ruleset's bypass list"
+        )
     if refusal is Refusal.WORKFLOWS:
         return (
             "the change touches `.github/workflows/`, which GitHub lets an App change only "

@@ -101,3 +101,18 @@ def test_a_task_that_changes_workflows_stops_and_says_a_person_lands_it(
     assert not [p for p in fake.pulls.values() if p.merged]
     pushes = [r for r in fake.requests if r["method"] == "PUT"]
     assert not pushes  # never a merge: the branch to merge could not be pushed
+
+
+def test_a_ruleset_on_the_branch_a_pull_request_lands_from_stops_and_says_so(
+    fake: FakeGitHub, repo: Repository, client: RepositoryClient, ci: ChecksWake, store: Store,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    # Going round again would meet the same refusal on every round.
+    fake.add_ruleset(REPO, "integrate-1-1", ("pull_request",))
+    main = repo.git.sha("refs/heads/main")
+    _branch(repo, {"src/a.txt": "a\n"})
+    summary, ok = _land(fake, client, store, tmp_path, "pull-request")
+    assert not ok
+    assert "push of the rebased integrate-1-1 refused by GitHub" in summary
+    assert "exempt ODW's branches" in summary and "not retried" in summary
+    assert not fake.pulls and repo.git.sha("refs/heads/main") == main
