@@ -4,11 +4,14 @@ Each entry is claimed under a lease, read as its kind's typed effect and
 handed to that kind's performer (`performers/table.py`, built on first use).
 A performer that raises is retried with exponential backoff; after
 `MAX_ATTEMPTS` it is told it gave up (`Performer.gave_up`) so the run hears
-why. `Busy` is not a failure: someone else holds what the entry needs, so it
-is retried shortly, uncounted. Nor is `RetryLater`: GitHub asked for a wait
-(a rate limit's reset can be an hour away) that would outlast the entry's
-lease, after which another executor would take the same entry, so the entry is
-put back due when the wait ends. An entry no performer can read (an unknown
+why. A repository that moved, or an installation GitHub makes no token for
+(uninstalled, suspended), is never retried: the entry is settled, the run (or
+every open run of the installation) halted with the reason (`stops.py`), and
+the performer told. `Busy` is not a failure: someone else holds what the entry
+needs, so it is retried shortly, uncounted. Nor is `RetryLater`: GitHub asked
+for a wait (a rate limit's reset can be an hour away) that would outlast the
+entry's lease, after which another executor would take the same entry, so the
+entry is put back due when the wait ends. An entry no performer can read (an unknown
 kind, a payload no model takes) is settled dead at once with the reason logged.
 """
 
@@ -22,10 +25,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.apphost import stops
 from app.apphost.performers.base import Busy, HostConfig, HostContext, Performer
 from app.apphost.performers.table import PERFORMERS
 from app.github import GitHubApp
-from app.github.errors import RetryLater
+from app.github.errors import InstallationUnavailable, RepositoryMoved, RetryLater
 from app.store import Store
 from app.store.outbox import Effect as Entry
 
@@ -123,6 +127,23 @@ class Executor:
         owner, error = self.context.owner, f"{type(exc).__name__}: {exc}"
         if isinstance(exc, Busy):  # not a failure: someone else is on it
             self.store.outbox.fail(entry.key, owner, error, retry_at=self.store.clock() + 0.5)
+            return
+        if isinstance(exc, InstallationUnavailable):  # uninstalled or suspended on GitHub
+            log.error("effect %s: %s", entry.key, error)
+            self.store.outbox.fail(entry.key, owner, error, retry_at=None)
+            why = (
+                f"{exc.reason}: ODW can do nothing for this run until the App is installed "
+                "again (then `/odw run`) or unsuspended (then `/odw resume`)"
+            )
+            stops.installation_gone(self.store, exc.installation_id, why)
+            performer.gave_up(effect, error)
+            return
+        if isinstance(exc, RepositoryMoved):  # no retry can undo a rename or a transfer
+            log.error("effect %s: %s", entry.key, error)
+            self.store.outbox.fail(entry.key, owner, error, retry_at=None)
+            if entry.run_id is not None:
+                stops.repository_moved(self.store, entry.run_id, exc.moved_to, exc.reason)
+            performer.gave_up(effect, error)
             return
         if entry.attempts < MAX_ATTEMPTS:
             delay = self.context.config.retry_base_seconds * 2 ** (entry.attempts - 1)

@@ -13,12 +13,17 @@ from contextlib import contextmanager
 from typing import Any
 
 from app.core.sanitize import inline_code
-from app.github.errors import GitHubError, HeadMoved, NotMergeable
+from app.github.errors import GitHubError, HeadMoved, MergeMethodNotAllowed, NotMergeable
 from app.github.protocols import CheckStates, MergeResult, Protection, PullRequest, Pulls
 from app.gitops.pull_port import ForgeFailed, MergeAnswerLost, MergeRefused
 from app.store import Store
 
 LANDING = "~landing"  # run_tasks row of the run's landing method
+SQUASH_DISALLOWED = (
+    "this repository does not allow squash merging, and ODW lands every task as one "
+    "squash commit: allow it (Settings → General → Pull Requests → Allow squash merging) "
+    "or land without pull requests (`integration: push` on an unprotected base)"
+)
 NOTICE = (
     "Branch protection refused a push to {base}: ODW lands the remaining tasks through "
     "pull requests (squash merge once the required checks pass)."
@@ -52,7 +57,8 @@ def notice(handles: dict[str, dict[str, Any]]) -> str:
 class GitHubPullPort:
     """`gitops.pull_port.PullRequestPort` over one repository's GitHub ports: the
     same calls, with GitHub's errors said in the port's terms (405 and 409 on a
-    merge: refused as it stands; no answer or a 5xx: lost; anything else: failed)."""
+    merge: refused as it stands; no answer or a 5xx: lost; a merge method the
+    repository disallows, and anything else: failed)."""
 
     def __init__(self, pulls: Pulls, checks: CheckStates, protection: Protection) -> None:
         self._pulls = pulls
@@ -76,6 +82,8 @@ class GitHubPullPort:
     def merge_pull(self, number: int, sha: str, *, title: str, message: str) -> MergeResult:
         try:
             return self._pulls.merge_pull(number, sha, title=title, message=message)
+        except MergeMethodNotAllowed as exc:  # the same answer every time: never retried
+            raise ForgeFailed(f"{exc}; {SQUASH_DISALLOWED}") from None
         except (NotMergeable, HeadMoved) as exc:
             raise MergeRefused(f"{exc.status} {exc.reason}") from None
         except GitHubError as exc:

@@ -34,8 +34,39 @@ class NotMergeable(GitHubError):
     """405 on merge: the pull request cannot be merged as it stands."""
 
 
+class MergeMethodNotAllowed(GitHubError):
+    """405 on merge because the repository's settings disallow the merge method
+    ("Squash merges are not allowed on this repository."): asking again cannot
+    help, only a person changing the setting can."""
+
+
 class HeadMoved(GitHubError):
     """409 on merge: the head is no longer the SHA that was verified."""
+
+
+class RepositoryMoved(GitHubError):
+    """A redirect in answer to a write: the repository was renamed or transferred.
+
+    GitHub answers its old name with 301 for reads (PyGithub follows them) and
+    307 for writes, with "Moved Permanently" as the body; PyGithub hands a 307
+    back as success although nothing was written. `moved_to` is the new
+    OWNER/NAME when GitHub says it."""
+
+    def __init__(
+        self, operation: str, status: int, message: str, moved_to: str | None = None
+    ) -> None:
+        super().__init__(operation, status, message)
+        self.moved_to = moved_to
+
+
+class InstallationUnavailable(GitHubError):
+    """GitHub makes no token for the installation: it was uninstalled (404) or is
+    suspended (403 "This installation has been suspended"). Retrying cannot help
+    until the account's owner installs or unsuspends the App again."""
+
+    def __init__(self, operation: str, status: int, message: str, installation_id: int) -> None:
+        super().__init__(operation, status, message)
+        self.installation_id = installation_id
 
 
 class RateLimited(GitHubError):
@@ -66,6 +97,11 @@ def for_status(operation: str, status: int, message: str) -> GitHubError:
         404: NotFound,
         410: NotFound,
         422: Unprocessable,
+        301: RepositoryMoved,
+        302: RepositoryMoved,
+        303: RepositoryMoved,
+        307: RepositoryMoved,
+        308: RepositoryMoved,
     }
     return kinds.get(status, GitHubError)(operation, status, message)
 

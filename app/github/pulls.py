@@ -10,7 +10,14 @@ from github.GithubObject import NotSet
 
 from app.core.github_limits import BODY_LIMIT, fit
 from app.core.ownership import PullFacts, foreign_pull
-from app.github.errors import GitHubError, HeadMoved, NotFound, NotMergeable, Unprocessable
+from app.github.errors import (
+    GitHubError,
+    HeadMoved,
+    MergeMethodNotAllowed,
+    NotFound,
+    NotMergeable,
+    Unprocessable,
+)
 from app.github.protocols import MergeResult, PullRequest
 from app.github.transport import Transport
 
@@ -20,6 +27,10 @@ PULL_PERMISSIONS = {"pull_requests": "write", "contents": "read"}
 MERGE_PERMISSIONS = {"pull_requests": "write", "contents": "write"}
 READ_PERMISSIONS = {"contents": "read"}
 REF_PERMISSIONS = {"contents": "write"}
+# GitHub's 405 when the repository's settings disallow the merge method; it answers
+# the same every time ("Squash merges are not allowed on this repository.", reported
+# from github.com in akuity/kargo#6490 and Mergifyio/mergify#1812).
+_METHOD_REFUSED = "merges are not allowed on this repository"
 
 
 def _pull(data: dict[str, Any]) -> PullRequest:
@@ -110,7 +121,8 @@ class GitHubPulls:
     def merge_pull(
         self, number: int, sha: str, *, title: str | None = None, message: str | None = None
     ) -> MergeResult:
-        """Squash-merge exactly `sha`; 405 (not mergeable) and 409 (head moved) are typed."""
+        """Squash-merge exactly `sha`; 405 (not mergeable, or squash merging disallowed
+        by the repository's settings) and 409 (head moved) are typed."""
 
         def merge() -> MergeResult:
             status = self._merging.repo.get_pull(number).merge(
@@ -130,6 +142,8 @@ class GitHubPulls:
         try:
             return self._merging.call("pulls.merge", merge, kind="update", reread=merged_already)
         except GitHubError as exc:
+            if exc.status == 405 and _METHOD_REFUSED in exc.reason.lower():
+                raise MergeMethodNotAllowed(exc.operation, 405, exc.reason) from None
             if exc.status == 405:
                 raise NotMergeable(exc.operation, 405, exc.reason) from None
             if exc.status == 409:
@@ -163,6 +177,17 @@ class GitHubContents:
         def read() -> str:
             _, data = self._t.request("GET", "")
             return str(data["default_branch"])
+
+        return self._t.call("repos.get", read)
+
+    def allows_squash_merge(self) -> bool | None:
+        """The repository's `allow_squash_merge` setting; None when GitHub does not
+        say (the field is only shown to tokens that may change the repository)."""
+
+        def read() -> bool | None:
+            _, data = self._t.request("GET", "")
+            value = data.get("allow_squash_merge")
+            return value if isinstance(value, bool) else None
 
         return self._t.call("repos.get", read)
 

@@ -8,6 +8,7 @@ dropped connection, a 5xx after sending) is re-read before it is sent again.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -21,9 +22,15 @@ from github import Auth, Github, GithubException
 from app.github.auth import AppCredentials, InstallationToken, TokenCache, parse_expiry
 from app.github.budget import ContentBudget
 from app.github.errors import (
+    Forbidden,
+    GitHubError,
     GitHubUnavailable,
+    InstallationUnavailable,
+    NotFound,
     RateLimited,
+    RepositoryMoved,
     RetryLater,
+    Unprocessable,
     WriteOutcomeUnknown,
     for_status,
 )
@@ -35,6 +42,8 @@ log = logging.getLogger("odw.github")
 T = TypeVar("T")
 Kind = Literal["read", "update", "create"]
 USER_AGENT = "odw-github-app"
+# GitHub's 422 to a token asked for a repository name the installation does not hold.
+_UNKNOWN_NAME = "not accessible to the parent installation"
 TIMEOUT = 30
 
 
@@ -120,6 +129,42 @@ def _github(ctx: Context, auth: Auth.Auth) -> Github:
         seconds_between_writes=None,
         lazy=True,
     )
+
+
+def _refuse_redirected_writes(github: Github) -> None:
+    """Make every 3xx answer to a write a `GithubException` of that status.
+
+    GitHub answers a write to a renamed or transferred repository's old name with
+    307 and a "Moved Permanently" body (https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api#follow-redirects;
+    reported in 18F/charlie#85 and mislav/hub#2449). PyGithub follows only a 301
+    and returns any other 3xx as success, so a branch move or a dispatch would
+    count as done while nothing changed. Every JSON request PyGithub makes, its
+    own objects' included, goes through the requester's `requestJson`."""
+    requester = github.requester
+    send = requester.requestJson
+
+    def request_json(verb: str, url: str, *args: Any, **kwargs: Any) -> tuple[int, Any, str]:
+        status, headers, output = send(verb, url, *args, **kwargs)
+        if 300 <= status < 400 and verb.upper() not in ("GET", "HEAD"):
+            try:
+                data = json.loads(output) if output else None
+            except ValueError:
+                data = None
+            raise GithubException(status, data, headers)
+        return status, headers, output
+
+    requester.requestJson = request_json  # type: ignore[method-assign]
+
+
+def _gone(exc: GitHubError) -> str | None:
+    """Why GitHub makes no token for an installation, when that is what it said:
+    404 for an installation that no longer exists, 403 "This installation has been
+    suspended" ("Suspending a GitHub App installation" in GitHub's docs)."""
+    if isinstance(exc, NotFound):
+        return "the App's installation no longer exists on GitHub (it was uninstalled)"
+    if "installation has been suspended" in exc.reason.lower():
+        return "the App's installation is suspended on GitHub"
+    return None
 
 
 def _message(data: Any) -> str:
@@ -221,6 +266,7 @@ class Transport:
         self.permissions = dict(permissions)
         self._auth = _HeaderAuth("token", self._token, ctx)
         self.github = _github(ctx, self._auth)
+        _refuse_redirected_writes(self.github)
         self.repo = self.github.get_repo(repository)  # lazy: no request
 
     def _token(self) -> str:
@@ -248,8 +294,44 @@ class Transport:
 
         try:
             return run(ctx, installation_id, "installation_token", request)
+        except (NotFound, Forbidden) as exc:
+            gone = _gone(exc)
+            if gone is None:
+                raise
+            raise InstallationUnavailable(
+                exc.operation, exc.status, f"{gone} ({exc.status} {exc.reason})", installation_id
+            ) from None
+        except Unprocessable as exc:
+            # A token is asked for by repository name, and GitHub knows only the new
+            # name of a renamed or transferred repository: say where it went.
+            moved_to = self._moved_to(app, installation_id) if _UNKNOWN_NAME in exc.reason else ""
+            if moved_to and moved_to.lower() != repository.lower():
+                raise RepositoryMoved(
+                    exc.operation,
+                    exc.status,
+                    f"the repository moved to {moved_to} (GitHub no longer knows "
+                    f"{repository} by that name); nothing was written",
+                    moved_to=moved_to,
+                ) from None
+            raise
         finally:
             ctx.set_operation(*saved)
+
+    def _moved_to(self, app: Github, installation_id: int) -> str:
+        """The current OWNER/NAME of this repository, read through its old name (GitHub
+        redirects it) with a token for all of the installation's repositories; ""
+        when that cannot tell."""
+        try:
+            _, data = app.requester.requestJsonAndCheck(
+                "POST",
+                f"/app/installations/{installation_id}/access_tokens",
+                input={"permissions": {"metadata": "read"}},
+            )
+            reader = _github(self.ctx, Auth.Token(str(data["token"])))
+            _, repo = reader.requester.requestJsonAndCheck("GET", self.path(""))
+            return str((repo or {}).get("full_name") or "")
+        except (GithubException, requests.RequestException, KeyError, TypeError):
+            return ""
 
     def call(
         self,
@@ -259,14 +341,40 @@ class Transport:
         kind: Kind = "read",
         reread: Callable[[], T | None] | None = None,
     ) -> T:
-        return run(
-            self.ctx,
-            self.installation_id,
-            operation,
-            fn,
-            kind=kind,
-            reread=reread,
-            on_unauthorized=lambda: self.ctx.tokens.drop(self._auth.last_token),
+        try:
+            return run(
+                self.ctx,
+                self.installation_id,
+                operation,
+                fn,
+                kind=kind,
+                reread=reread,
+                on_unauthorized=lambda: self.ctx.tokens.drop(self._auth.last_token),
+            )
+        except RepositoryMoved as exc:
+            raise self._named_move(exc) from None
+
+    def _named_move(self, exc: RepositoryMoved) -> RepositoryMoved:
+        """The redirect said with the repository's new name: a read of the old name
+        is redirected (301, followed) to the repository itself."""
+        try:
+            _, data = self.github.requester.requestJsonAndCheck("GET", self.path(""))
+            moved_to = str((data or {}).get("full_name") or "")
+        except (GithubException, requests.RequestException):
+            moved_to = ""
+        if moved_to and moved_to.lower() != self.repository.lower():
+            return RepositoryMoved(
+                exc.operation,
+                exc.status,
+                f"the repository moved to {moved_to} ({self.repository} answered "
+                f"{exc.status} {exc.reason}); nothing was written",
+                moved_to=moved_to,
+            )
+        return RepositoryMoved(
+            exc.operation,
+            exc.status,
+            f"GitHub redirected a write to {self.repository} ({exc.status} {exc.reason}): "
+            "the repository was probably renamed or transferred; nothing was written",
         )
 
     def paginate(self, suffix: str, key: str | None = None) -> list[Any]:

@@ -28,6 +28,7 @@ from app.gitops.landing_job import (
     TaskAttempt,
 )
 from app.gitops.push import PushStatus, push_head
+from app.gitops.refusals import Refusal, refusal_of, what_to_do
 from app.gitops.runner import DEFAULT_TIMEOUT
 
 TYPE_CHECKING = False
@@ -35,14 +36,14 @@ if TYPE_CHECKING:
     from app.core.identity import Identity  # the pydantic model; never built here
     from app.gitops.lock import MergeLock
 
-# The words a push refused by branch protection reports (GitHub's GH006); the
-# host then lands through the task's pull request.
+# The words a push refused by branch protection reports (GitHub's GH006, or a
+# ruleset's GH013 asking for a pull request); the host then lands through the
+# task's pull request.
 PROTECTED_BASE = "refused by branch protection"
-_PROTECTION_MARKERS = ("GH006", "protected branch", "Changes must be made through a pull request")
 
 
 def refused_by_protection(message: str) -> bool:
-    return any(m.lower() in message.lower() for m in _PROTECTION_MARKERS)
+    return refusal_of(message) is Refusal.PROTECTED
 
 
 def integrate(
@@ -100,11 +101,16 @@ class PushAttempt(TaskAttempt):
         if outcome.status is PushStatus.PUSHED:
             return job.delete_task_branch(wt, job.report(steps, pushed=True))
         if outcome.status is PushStatus.REFUSED:
-            if refused_by_protection(outcome.message):
+            refusal = refusal_of(outcome.message)
+            if refusal is Refusal.PROTECTED:
                 raise Stop(
                     f"push to {base} {PROTECTED_BASE} ({outcome.message}); "
-                    "not retried: land it through its pull request "
-                    "(`integration: pull-request`)"
+                    f"not retried: {what_to_do(refusal, base)}"
+                )
+            if refusal is not None:
+                raise Stop(
+                    f"push to {base} refused by GitHub ({refusal.value}: {outcome.message}); "
+                    f"not retried: {what_to_do(refusal, base)}"
                 )
             raise Stop(
                 f"push to {base} rejected by the remote ({outcome.message}); "

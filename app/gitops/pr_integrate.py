@@ -31,6 +31,7 @@ from app.gitops.pull_port import (
     PullRequestPort,
     PullView,
 )
+from app.gitops.refusals import refusal_of, what_to_do
 
 DEFAULT_CHECKS_TIMEOUT = 3600.0
 ODW_CHECKS = "ODW · "
@@ -114,6 +115,14 @@ class PullRequestAttempt(TaskAttempt):
         )  # fmt: skip
         if result.returncode != 0:
             said = (result.stdout + result.stderr).strip()
+            refusal = refusal_of(said)
+            if refusal is not None:  # GitHub's decision, the same on every round
+                rejected = [ln for ln in said.splitlines() if "[remote rejected]" in ln]
+                raise Stop(
+                    f"push of the rebased {branch} refused by GitHub ({refusal.value}: "
+                    f"{' '.join(rejected[:1] or said.splitlines()[-1:]).strip()}); "
+                    f"not retried: {what_to_do(refusal, branch, task_branch=True)}"
+                )
             if "stale info" in said or "rejected" in said:
                 raise Again(f"{branch} moved since it was fetched")
             raise Stop(f"push of the rebased {branch} failed: {said.splitlines()[-1:]}")

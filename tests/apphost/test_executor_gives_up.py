@@ -22,8 +22,11 @@ from app.store import Store
 from tests.fakegithub import FakeGitHub
 
 ROADMAP = "# Roadmap\n\n- [ ] 1.1. Add a greeting\n- [ ] 1.2. Add a farewell\n  - Requires 1.1.\n"
-# An installation the fake GitHub does not know: every token request is a 404.
-KEY = RunKey(installation=987654, repository="octo/gone", base="main")
+REPO = "octo/readonly"
+# An installation that was never granted `contents: write`: every push token is
+# refused (422), however often it is asked for. (An installation GitHub does not
+# know at all is not retried: see tests/apphost/test_app_refusals.py.)
+PERMISSIONS = {"contents": "read", "metadata": "read"}
 
 
 def _pass_every_stage(store: Store, run_id: str) -> None:
@@ -51,12 +54,15 @@ def test_an_integration_github_always_refuses_ends_the_task_as_an_infra_fault(
     tmp_path: Path, fake: FakeGitHub
 ) -> None:
     store = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}")
+    fake.create_repository(REPO, {"docs/roadmap.md": ROADMAP})
+    key = RunKey(installation=fake.install("octo", [REPO], PERMISSIONS).id, repository=REPO,
+                 base="main")  # fmt: skip
     try:
-        run_id = "gh-octo-gone-main-1"
+        run_id = "gh-octo-readonly-main-1"
         start = StartRun(
             at=datetime.now(UTC), run_id=run_id, roadmap=ROADMAP, config=RunConfig(maxParallel=1)
         )
-        decide_step(store, run_id, start, api.tokens, meta={"key": KEY.to_json(), "sha": "0" * 40})
+        decide_step(store, run_id, start, api.tokens, meta={"key": key.to_json(), "sha": "0" * 40})
         _pass_every_stage(store, run_id)
         [integrate] = [e for e in store.outbox.list(run_id=run_id) if e.kind == "integrate"]
 
@@ -77,11 +83,11 @@ def test_an_integration_github_always_refuses_ends_the_task_as_an_infra_fault(
         state = load_state(store, run_id)
         task = state.tasks["1.1"]
         assert task.status == "infra-fault", task
-        assert "integration failed" in task.detail and "404" in task.detail, task.detail
+        assert "integration failed" in task.detail and "422" in task.detail, task.detail
         # Nothing is left waiting: no answer or attempt is outstanding, 1.2 is
         # parked behind 1.1, and the run stays open to offer the retry.
         assert state.tasks["1.2"].status == "blocked"
         assert not task.awaiting and not list(state.live_attempts())
-        assert find_open(store, KEY) == run_id
+        assert find_open(store, key) == run_id
     finally:
         store.close()

@@ -1,7 +1,8 @@
 """Git smart HTTP for the fake's bare repositories, through `git http-backend`.
 
 Clients authenticate like on GitHub: basic auth `x-access-token:<token>`
-with an installation token; pushing needs `contents: write`. A push sends a
+with an installation token; pushing needs `contents: write`, and the push rules
+(`push_rules.py`: rulesets, workflow files) refuse as GitHub does. A push sends a
 `push` webhook per updated branch (and `synchronize` for its open PRs)."""
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from werkzeug.wrappers import Request, Response
 
+from tests.fakegithub import moves
+from tests.fakegithub.push_rules import WORKFLOWS_ENV
 from tests.fakegithub.server import LEVELS
 
 if TYPE_CHECKING:
@@ -24,6 +27,9 @@ def handle(fake: FakeGitHub, request: Request) -> Response:
     name, _, tail = rest.partition(".git/")
     full = f"{owner}/{name}"
     repo = fake.repos.get(full)
+    moved = moves.git_redirect(fake, full, tail, request.query_string.decode())
+    if moved is not None:
+        return moved
     if repo is None:
         return Response("Repository not found.", 404)
     header = request.headers.get("Authorization", "")
@@ -54,6 +60,8 @@ def handle(fake: FakeGitHub, request: Request) -> Response:
         request.get_data(),
         request.headers.get("Content-Encoding", ""),
         "x-access-token",
+        # What the push rules' hook needs of the token (push_rules.py).
+        {WORKFLOWS_ENV: token.permissions.get("workflows", "")},
     )
     if before is not None:
         after = repo.git.refs()

@@ -129,8 +129,10 @@ class BareRepo:
         body: bytes,
         encoding: str,
         user: str,
+        extra_env: dict[str, str] | None = None,
     ) -> tuple[int, list[tuple[str, str]], bytes]:
         env = {
+            **(extra_env or {}),
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "GIT_PROJECT_ROOT": str(root),
             "GIT_HTTP_EXPORT_ALL": "1",

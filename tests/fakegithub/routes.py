@@ -25,8 +25,18 @@ def actor(fake: FakeGitHub, call: Call) -> str:
 @route("POST", "/app/installations/{installation_id}/access_tokens")
 def access_token(fake: FakeGitHub, call: Call) -> Reply:
     installation = fake.installations.get(call.int("installation_id"))
-    if installation is None:
+    if installation is None:  # never installed, or uninstalled (`fake.uninstall`)
         raise error(404, "Not Found")
+    if installation.suspended:
+        # GitHub's answer while an installation is suspended ("Suspending a GitHub App
+        # installation"; recorded in octokit/octokit.rb#1307, hcengineering/platform#7639).
+        raise Reply(
+            403,
+            {
+                "message": "This installation has been suspended",
+                "documentation_url": "https://docs.github.com/rest/reference/apps#create-an-installation-access-token-for-an-app",
+            },
+        )
     body = call.body or {}
     names = body.get("repositories")
     repositories = None

@@ -128,6 +128,11 @@ def merge_pull(fake: FakeGitHub, call: Call) -> Reply:
             raise error(
                 405, f"Merge method {method} is not allowed on this repository (the fake squashes)"
             )
+        if not repo.allow_squash_merge:
+            # GitHub's answer on every squash merge while the setting is off (reported
+            # from github.com: akuity/kargo#6490, Mergifyio/mergify#1812; "Merge a pull
+            # request" documents 405 "if merge cannot be performed").
+            raise error(405, "Squash merges are not allowed on this repository.")
         title = body.get("commit_title") or f"{pull.title} (#{pull.number})"
         message = title + ("\n\n" + body["commit_message"] if body.get("commit_message") else "")
         assert head_sha and base_sha

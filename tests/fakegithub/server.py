@@ -120,6 +120,7 @@ class FakeGitHub:
         ).decode()
         self._public_key = key.public_key()
         self.repos: dict[str, s.Repository] = {}
+        self.moved: dict[str, int] = {}  # an old OWNER/NAME -> the repository's id
         self.installations: dict[int, s.Installation] = {}
         self.tokens: dict[str, s.Token] = {}
         self.issued: list[str] = []  # every token ever minted, for secrecy scans
@@ -226,6 +227,9 @@ class FakeGitHub:
         git = BareRepo.create(self.root / owner / f"{name}.git", files or {}, default_branch)
         repo = s.Repository(self.next_id(), owner, name, default_branch, git)
         repo.collaborators[owner] = "admin"
+        from tests.fakegithub import push_rules
+
+        push_rules.install(repo, self.host_url)
         with self.lock:
             self.repos[full_name] = repo
         return repo
@@ -253,6 +257,30 @@ class FakeGitHub:
                 self.repos[name].installation_id = installation.id
         self.webhooks.send("installation", "created", installation=installation)
         return installation
+
+    def uninstall(self, installation_id: int) -> None:
+        """The account owner uninstalls the App: `installation` `deleted` is sent, its
+        tokens stop working (401) and no new one is made (404 "Not Found")."""
+        installation = self.installations[installation_id]
+        self.webhooks.send("installation", "deleted", installation=installation)
+        with self.lock:
+            del self.installations[installation_id]
+            for name in installation.repositories:
+                if name in self.repos:
+                    self.repos[name].installation_id = None
+            for token in [t for t in self.tokens.values() if t.installation_id == installation_id]:
+                del self.tokens[token.token]
+
+    def suspend(self, installation_id: int, suspended: bool = True) -> None:
+        """The account owner suspends (or unsuspends) the installation: `installation`
+        `suspend` (`unsuspend`) is sent and, while suspended, creating a token answers
+        403 "This installation has been suspended". What a token made before the
+        suspension answers is not modelled (no public record found)."""
+        installation = self.installations[installation_id]
+        with self.lock:
+            installation.suspended = suspended
+        action = "suspend" if suspended else "unsuspend"
+        self.webhooks.send("installation", action, installation=installation)
 
     def add_collaborator(self, full_name: str, login: str, role: str) -> None:
         self.repos[full_name].collaborators[login] = role
@@ -432,6 +460,40 @@ class FakeGitHub:
             repo.protection[branch] = list(required or [])
         routes_protection.write_hook(repo)
 
+    def merge_settings(
+        self, full_name: str, *, squash: bool = True, merge_commit: bool = True, rebase: bool = True
+    ) -> None:
+        """An admin changes the repository's allowed merge methods (Settings → General →
+        Pull Requests; `allow_squash_merge` and its siblings in "Get a repository")."""
+        repo = self.repos[full_name]
+        with self.lock:
+            repo.allow_squash_merge = squash
+            repo.allow_merge_commit = merge_commit
+            repo.allow_rebase_merge = rebase
+
+    def rename_repository(self, old: str, new: str) -> None:
+        """An admin renames `old` to `new` (another owner: a transfer); the old name
+        answers with redirects as GitHub's does (`moves.py`)."""
+        from tests.fakegithub import moves
+
+        moves.rename(self, old, new)
+
+    def add_ruleset(
+        self, full_name: str, branch: str, rules: tuple[str, ...] = ("pull_request",)
+    ) -> None:
+        """A repository ruleset on `branch`: pushes to it are refused with GH013 naming
+        each rule ("pull_request": changes through a pull request; "update": the ref
+        cannot be updated at all). See `push_rules.py` for the words and sources."""
+        from tests.fakegithub import push_rules
+
+        repo = self.repos[full_name]
+        unknown = set(rules) - set(push_rules.RULE_WORDS)
+        if unknown:
+            raise ValueError(f"the fake models no ruleset rule {sorted(unknown)}")
+        with self.lock:
+            repo.rulesets[branch] = list(rules)
+        push_rules.write_rules(repo, self.host_url)
+
     def set_status(self, full_name: str, sha: str, context: str, state: str) -> None:
         """A CI system reports a commit status (as `POST /statuses/{sha}` would)."""
         from tests.fakegithub import routes_protection
@@ -515,6 +577,7 @@ class FakeGitHub:
 
     def _api(self, request: Request, path: str) -> Response:
         from tests.fakegithub import (  # noqa: F401
+            moves,
             routes,
             routes_actions,
             routes_protection,
@@ -526,6 +589,18 @@ class FakeGitHub:
             k: v[0] if len(v) == 1 else v
             for k, v in parse_qs(request.query_string.decode()).items()
         }
+        requested = path
+        moved = moves.redirect(self, method, path, request.query_string.decode())
+        if moved is not None:  # an old name: GitHub redirects (moves.py)
+            status, reply_body, location = moved
+            self._log(method, requested, query, status, None)
+            return Response(
+                json.dumps(reply_body),
+                status,
+                {"Location": location, "x-github-request-id": secrets.token_hex(8)},
+                content_type="application/json; charset=utf-8",
+            )
+        path = moves.current_path(self, path)
         raw = request.get_data()
         body: Any = None
         matched: tuple[str, dict[str, str]] | None = None
@@ -582,7 +657,7 @@ class FakeGitHub:
             headers["ETag"] = etag
             if request.headers.get("If-None-Match") == etag:
                 status, text = 304, ""
-        self._log(method, path, query, status, body)
+        self._log(method, requested, query, status, body)
         late(fault)
         headers.setdefault("x-ratelimit-limit", "5000")
         headers.setdefault("x-ratelimit-remaining", "4999")

@@ -59,6 +59,11 @@ class Shapes:
         data.update(default_branch=repo.default_branch, private=True, visibility="private")
         # GitHub's example omits `language` and is a fork; ours is neither.
         data.update(language=None, fork=False)
+        data.update(
+            allow_squash_merge=repo.allow_squash_merge,
+            allow_merge_commit=repo.allow_merge_commit,
+            allow_rebase_merge=repo.allow_rebase_merge,
+        )
         data.pop("parent", None)
         data.pop("source", None)
         return data

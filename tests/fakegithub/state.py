@@ -14,6 +14,7 @@ class Installation:
     account: str
     repositories: list[str]
     permissions: dict[str, str]
+    suspended: bool = False  # `fake.suspend`: no new tokens (403), as on GitHub
 
 
 @dataclass
@@ -39,6 +40,13 @@ class Repository:
     # branch -> required status check contexts; a protected branch refuses pushes
     protection: dict[str, list[str]] = field(default_factory=dict)
     statuses: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # sha -> statuses
+    # branch -> the rules of the rulesets on it ("pull_request", "update"): GH013 pushes
+    rulesets: dict[str, list[str]] = field(default_factory=dict)
+    # The merge methods the repository's settings allow ("About merge methods on
+    # GitHub"; `allow_squash_merge` in "Get a repository"); `fake.merge_settings`.
+    allow_squash_merge: bool = True
+    allow_merge_commit: bool = True
+    allow_rebase_merge: bool = True
 
     @property
     def full_name(self) -> str:

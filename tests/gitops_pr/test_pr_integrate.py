@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from app.github.client import RepositoryClient
 from app.gitops.landed import TASK_TRAILER
 from app.gitops.landing_job import Landing, LandingJob
 from app.gitops.lock import InProcessMergeLock
-from app.gitops.pr_checks import CHECKS_WAKE, ChecksWake
+from app.gitops.pr_checks import ChecksWake
 from app.gitops.pr_integrate import PullRequestAttempt
 from app.store import Store
 from tests.fakegithub import FakeGitHub
@@ -52,35 +51,6 @@ def repo(fake: FakeGitHub) -> Repository:
 def client(app: GitHubApp, fake: FakeGitHub, repo: Repository) -> RepositoryClient:
     installation = fake.install("octo", [REPO], PERMISSIONS)
     return app.repository(installation.id, REPO)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    s = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}")
-    yield s
-    s.close()
-
-
-@pytest.fixture
-def ci(fake: FakeGitHub, repo: Repository) -> Iterator[ChecksWake]:
-    """A CI that passes `ci/test` on every open pull request's head, and pokes
-    the process's wake as a `status` webhook would."""
-    wake = CHECKS_WAKE
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.wait(0.02):
-            for pull in list(fake.pulls.values()):
-                sha = repo.git.sha(f"refs/heads/{pull.head}")
-                if pull.state == "open" and sha and sha not in repo.statuses:
-                    fake.set_status(REPO, sha, "ci/test", "success")
-                    wake.poke(sha)
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    yield wake
-    stop.set()
-    thread.join(5)
 
 
 def _task_branch(repo: Repository, task: str) -> str:
@@ -284,3 +254,20 @@ def test_an_integrate_pull_requests_title_mentions_and_references_nothing(
     assert "Greet" in pull.title
     assert not MENTION.search(pull.title) and not ISSUE_REFERENCE.search(pull.title)
     assert "<!--" not in pull.title
+
+
+def test_a_repository_that_disallows_squash_merging_stops_at_the_first_merge(
+    fake: FakeGitHub, repo: Repository, client: RepositoryClient, ci: ChecksWake, tmp_path: Path
+) -> None:
+    # GitHub answers this 405 on every squash merge while the setting is off: going
+    # round again can only repeat it, so the landing stops and says what to change.
+    branch = _task_branch(repo, "1.1")
+    main = repo.git.sha("refs/heads/main")
+    fake.merge_settings(REPO, squash=False)
+    report = _land(fake, client, ci, tmp_path, branch)
+    assert not report.ok and not report.pushed and report.attempts == 1
+    assert "405 Squash merges are not allowed on this repository." in (report.summary or "")
+    assert "Allow squash merging" in (report.summary or "")
+    merges = [r for r in fake.requests if r["method"] == "PUT" and r["path"].endswith("/merge")]
+    assert [r["status"] for r in merges] == [405]
+    assert repo.git.sha("refs/heads/main") == main

@@ -2,8 +2,10 @@
 
 One start per repository and base at a time (a lease). Credentials that
 cannot read the base start nothing; an invalid `.github/odw.yml` or roadmap is
-said on a failing `ODW · config` check; a push starts a run only when the
-settings say `auto` and the roadmap changed.
+said on a failing `ODW · config` check, and so is `integration: pull-request`
+on a repository whose settings disallow squash merging (every merge would be
+refused); a push starts a run only when the settings say `auto` and the
+roadmap changed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from app.apphost.app_effects import StartRequested
 from app.apphost.installation_access import check as check_credentials
 from app.apphost.performers.base import HostContext
 from app.apphost.performers.views import ViewsPerformer
+from app.apphost.pr_landing import SQUASH_DISALLOWED
 from app.apphost.run_settings import RunSettings, parse_settings
 from app.apphost.runs import RunKey, find_open, new_run_id
 from app.apphost.step import decide_step
@@ -29,6 +32,7 @@ from app.core.naming import ROADMAP_PATH
 from app.core.repo_config import CONFIG_PATH, ConfigProblem, read_repo_config
 from app.core.roadmap_edit import TickError, is_ticked, tick
 from app.core.roadmap_parse import parse_roadmap
+from app.github.client import RepositoryClient
 from app.github.protocols import CheckRunFields
 
 log = logging.getLogger("odw.apphost")
@@ -72,18 +76,7 @@ class StartPerformer:
         except ConfigProblem as p:
             if start.only_if_auto and p.path != CONFIG_PATH and not _auto(config_file):
                 return {"skipped": "auto is off"}
-            view = config_check(p.path, p.field, p.line, p.message)
-            client.checks.create_check_run(
-                view.name,
-                sha,
-                CheckRunFields(
-                    status=view.status,
-                    conclusion=view.conclusion,
-                    title=view.title,
-                    summary=view.summary,
-                    external_id=f"config:{sha}",
-                ),
-            )
+            _config_refused(client, sha, p)
             return {"config": str(p)}
         if start.only_if_auto:
             if not settings.config.auto:
@@ -94,6 +87,15 @@ class StartPerformer:
             )
             if earlier == roadmap_text:
                 return {"skipped": "the push did not change the roadmap"}
+        if settings.config.integration == "pull-request" and (
+            client.contents.allows_squash_merge() is False
+        ):
+            # Every merge would be refused with the same 405: refuse the run instead.
+            problem = ConfigProblem(
+                CONFIG_PATH, "integration", None, f"is `pull-request`, but {SQUASH_DISALLOWED}"
+            )
+            _config_refused(client, sha, problem)
+            return {"refused": problem.message}
         settings = _count_merged(settings, api.merged_by_people(ctx.store, key))
         run_id = new_run_id(key)
         run_config, held, survivors = settings.config.config, [], []
@@ -134,6 +136,22 @@ class StartPerformer:
         )
         log.info("run %s started for %s at %s", run_id, key.label(), sha[:12])
         return {"run": run_id, "started": True}
+
+
+def _config_refused(client: RepositoryClient, sha: str, p: ConfigProblem) -> None:
+    """A failing `ODW · config` check on `sha` saying why nothing started."""
+    view = config_check(p.path, p.field, p.line, p.message)
+    client.checks.create_check_run(
+        view.name,
+        sha,
+        CheckRunFields(
+            status=view.status,
+            conclusion=view.conclusion,
+            title=view.title,
+            summary=view.summary,
+            external_id=f"config:{sha}",
+        ),
+    )
 
 
 def _text(data: bytes | None) -> str | None:

@@ -1,7 +1,9 @@
-"""Keep the installations and repositories tables current."""
+"""Keep the installations and repositories tables current; an uninstalled or
+suspended installation halts its open runs with that reason (`apphost.stops`)."""
 
 from __future__ import annotations
 
+from app.apphost import stops
 from app.service.handlers.activity import record
 from app.service.outcome import HandlerContext
 from webhooks.payloads import Installation, InstallationEvent, InstallationRepositoriesEvent
@@ -26,12 +28,16 @@ def _upsert(inst: Installation, ctx: HandlerContext) -> None:
 @router.register("installation")
 def installation(event: InstallationEvent, ctx: HandlerContext) -> None:
     inst, store, tx = event.installation, ctx.store, ctx.tx
+    account = inst.account.login if inst.account else f"installation {inst.id}"
     if event.action == "deleted":
         store.installations.mark_deleted(inst.id, tx=tx)
+        stops.installation_gone(store, inst.id, stops.UNINSTALLED.format(account=account), tx=tx)
     else:
         _upsert(inst, ctx)
         if event.action == "suspend":
             store.installations.set_suspended(inst.id, True, tx=tx)
+            why = stops.SUSPENDED.format(account=account)
+            stops.installation_gone(store, inst.id, why, tx=tx)
         elif event.action == "unsuspend":
             store.installations.set_suspended(inst.id, False, tx=tx)
         if event.action == "created" and event.repositories:
