@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from tests.fakegithub import state as s
-from tests.fakegithub.limits import refuse_long_body, refuse_long_output
+from tests.fakegithub.checkruns import refuse_reopening
+from tests.fakegithub.limits import refuse_long_comment, refuse_long_output
 from tests.fakegithub.server import Call, FakeGitHub, Reply, error, route
 from tests.fakegithub.shapes import _rewrite_repos, iso
 
@@ -130,6 +131,7 @@ def update_check_run(fake: FakeGitHub, call: Call) -> Reply:
         raise error(404, "Not Found")
     refuse_long_output((call.body or {}).get("output"))
     with fake.lock:
+        refuse_reopening(run, call.body or {})
         was = run.status
         _check_fields(run, call.body, fake.now())
         run.updates += 1
@@ -180,7 +182,7 @@ def create_comment(fake: FakeGitHub, call: Call) -> Reply:
     repo = repo_of(fake, call)
     number = call.int("issue_number")
     _issue_exists(fake, repo, number)
-    refuse_long_body("IssueComment", call.body["body"])
+    refuse_long_comment(call.body["body"])
     comment = fake.add_comment(repo.full_name, number, call.body["body"], fake.bot_login, "Bot")
     return Reply(201, fake.shapes.comment(comment))
 
@@ -216,7 +218,7 @@ def _comment_of(fake: FakeGitHub, call: Call) -> s.Comment:
 @route("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}")
 def edit_comment(fake: FakeGitHub, call: Call) -> Reply:
     comment = _comment_of(fake, call)
-    refuse_long_body("IssueComment", call.body["body"])
+    refuse_long_comment(call.body["body"])
     with fake.lock:
         comment.body = call.body["body"]
         comment.updated_at = fake.now()
