@@ -21,6 +21,7 @@ from app.store import Store
 from tests.core.runkit import Run
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
+from tests.fakegithub.checkruns import reopening_patches
 from tests.github.conftest import FILES, REPO
 from tests.support import FakeClock
 
@@ -58,16 +59,6 @@ def named(fake: FakeGitHub, name: str) -> list[s.CheckRun]:
     return sorted((c for c in fake.check_runs.values() if c.name == name), key=lambda c: c.id)
 
 
-def reopenings(fake: FakeGitHub) -> list[tuple[str, dict[str, object]]]:
-    """Every PATCH that sent a status or conclusion to an already completed check run."""
-    return [
-        (c.name, body)
-        for c in fake.check_runs.values()
-        for body in c.patched_when_completed
-        if "status" in body or "conclusion" in body
-    ]
-
-
 def test_a_retried_task_and_its_resumed_run_get_new_check_runs(
     fake: FakeGitHub, client: RepositoryClient, store: Store, tmp_path: Path
 ) -> None:
@@ -103,7 +94,7 @@ def test_a_retried_task_and_its_resumed_run_get_new_check_runs(
     assert len(named(fake, "ODW · 1.1")) == 2
     assert (second.status, second.conclusion) == ("completed", "failure")
     assert [a["identifier"] for a in second.actions] == ["retry", "assess", "complete"]
-    assert reopenings(fake) == []
+    assert reopening_patches(fake.check_runs.values()) == []
 
 
 def test_a_sync_taken_over_after_a_crash_finds_the_new_check_run_it_did_not_save(
@@ -125,4 +116,4 @@ def test_a_sync_taken_over_after_a_crash_finds_the_new_check_run_it_did_not_save
     first, second = named(fake, "ODW · 1.1")
     assert (first.conclusion, second.conclusion) == ("failure", "failure")
     assert store.projections.tasks("r")["1.1"]["checkId"] == second.id
-    assert reopenings(fake) == []
+    assert reopening_patches(fake.check_runs.values()) == []

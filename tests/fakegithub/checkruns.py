@@ -19,6 +19,7 @@ tries fails its test instead of passing on a write GitHub would not make.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from tests.fakegithub import state as s
@@ -53,3 +54,14 @@ def refuse_reopening(run: s.CheckRun, body: dict[str, Any]) -> None:
             "documentation_url": "https://docs.github.com/rest/checks/runs#update-a-check-run",
         },
     )
+
+
+def reopening_patches(check_runs: Iterable[s.CheckRun]) -> list[tuple[int, str, dict[str, Any]]]:
+    """Every PATCH that sent a status or conclusion to an already completed
+    check run (id, name, body), refused or not: a client should send none."""
+    return [
+        (run.id, run.name, body)
+        for run in check_runs
+        for body in run.patched_when_completed
+        if "status" in body or "conclusion" in body
+    ]
