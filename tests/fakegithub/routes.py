@@ -159,6 +159,8 @@ def list_check_runs(fake: FakeGitHub, call: Call) -> Reply:
     name = call.query.get("check_name")
     if name:
         runs = [r for r in runs if r.name == name]
+    # `filter=latest` (the default): the newest check run of each name
+    # (https://docs.github.com/en/rest/checks/runs#list-check-runs-for-a-git-reference).
     if call.query.get("filter", "latest") == "latest":
         latest: dict[str, s.CheckRun] = {}
         for run in runs:
