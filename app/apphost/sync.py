@@ -4,8 +4,10 @@ Run after every decide step (an `app-views` outbox entry) and by the
 reconciler. Idempotent and cheap when nothing changed: each view's digest is
 kept with its GitHub id in `run_tasks` (task "" is the run), and a view is
 written only when its digest moved. Ids are saved right after each create, so
-a crash repeats at most a lookup (the check run by `external_id`, the comment
-by its hidden marker), never a second check run or comment.
+a crash repeats at most a lookup (the newest check run by `external_id`, the
+comment by its hidden marker), never a second check run or comment. A
+completed check run is never reopened: a retried task or a resumed run gets a
+new one.
 """
 
 from __future__ import annotations
@@ -93,38 +95,39 @@ class ViewSync:
     def _check(
         self, h: dict[str, Any], slot: str, view: views.CheckView, head_sha: str, task: str = RUN
     ) -> None:
-        """Create the check run on `head_sha`, or update it; a new head gets a new run."""
+        """Create the check run on `head_sha`, or update it.
+
+        A new head gets a new check run, and so does a completed one whose
+        status or conclusion would move (a retried task, a resumed run): GitHub
+        never takes a completed check run back to `in_progress`, nor changes
+        its conclusion (`tests/fakegithub/checkruns.py` cites where). The old
+        one stays as it ended; the new one has the same name and external id,
+        so its buttons work and `Links.checks` points to it.
+        """
         digest = view.digest()
         if h.get(f"{slot}Digest") == digest and h.get(f"{slot}Head") == head_sha:
             return
-        fields = CheckRunFields(
-            status=view.status,
-            conclusion=view.conclusion,
-            title=view.title,
-            summary=view.summary,
-            text=view.text,
-            external_id=view.external_id,
-            details_url=view.details_url or self.details_url,
-            actions=view.actions,
-        )
-        existing = h.get(f"{slot}Id")
-        if self.again and h.get(f"{slot}Head") != head_sha:
-            found = [
-                c
-                for c in self.client.checks.check_runs_for_ref(head_sha, name=view.name)
-                if c.external_id == view.external_id
-            ]
-            if found:
-                existing, h[f"{slot}Head"] = found[0].id, head_sha
-        if existing and h.get(f"{slot}Head") == head_sha:
-            run = self.client.checks.update_check_run(int(existing), fields)
+        if self.again:
+            self._adopt(h, slot, view, head_sha)
+        existing = int(h[f"{slot}Id"]) if h.get(f"{slot}Id") else None
+        same_head = h.get(f"{slot}Head") == head_sha
+        completed = bool(h.get(f"{slot}Done"))
+        reopen = completed and h.get(f"{slot}Conclusion") != view.conclusion
+        if existing is not None and same_head and not reopen:
+            # Still running, or completed as the view says: a completed run's
+            # status and conclusion are never sent again, only what it shows.
+            fields = self._fields(view, with_status=not completed)
+            run = self.client.checks.update_check_run(existing, fields)
         else:
-            run = self.client.checks.create_check_run(view.name, head_sha, fields)
-            if existing and not h.get(f"{slot}Done"):
+            fields = self._fields(view, with_status=True)
+            run = self.client.checks.create_check_run(
+                view.name, head_sha, fields, replacing=existing if same_head else None
+            )
+            if existing is not None and not same_head and not completed:
                 # Moved to a new head: the old run is concluded, never left spinning.
                 old = views.superseded_check(view.name, head_sha)
                 self.client.checks.update_check_run(
-                    int(existing),
+                    existing,
                     CheckRunFields(
                         status=old.status,
                         conclusion=old.conclusion,
@@ -134,11 +137,40 @@ class ViewSync:
                 )
         h[f"{slot}Id"], h[f"{slot}Head"], h[f"{slot}Digest"] = run.id, head_sha, digest
         h[f"{slot}Done"] = view.conclusion is not None
+        h[f"{slot}Conclusion"] = view.conclusion
         if slot == "check" and run.html_url:
             h["checkUrl"] = run.html_url
         if slot == "run" and run.html_url:
             h["runUrl"] = run.html_url  # the run check, linked from command replies
         self._save(task, h)
+
+    def _fields(self, view: views.CheckView, *, with_status: bool) -> CheckRunFields:
+        return CheckRunFields(
+            status=view.status if with_status else None,
+            conclusion=view.conclusion if with_status else None,
+            title=view.title,
+            summary=view.summary,
+            text=view.text,
+            external_id=view.external_id,
+            details_url=view.details_url or self.details_url,
+            actions=view.actions,
+        )
+
+    def _adopt(self, h: dict[str, Any], slot: str, view: views.CheckView, head_sha: str) -> None:
+        """Taken over from an executor that died: a check run it created on
+        `head_sha` without saving its id (a new head's, or a completed one's
+        successor) is the newest of that name there with the view's external id."""
+        latest = [
+            c
+            for c in self.client.checks.check_runs_for_ref(head_sha, name=view.name)
+            if c.external_id == view.external_id
+        ]
+        found = max(latest, key=lambda c: c.id, default=None)  # ids only grow
+        if found is None or found.id == h.get(f"{slot}Id"):
+            return
+        h[f"{slot}Id"], h[f"{slot}Head"] = found.id, head_sha
+        h[f"{slot}Done"] = found.status == "completed"
+        h[f"{slot}Conclusion"] = found.conclusion
 
     def _head(self, t: TaskState, h: dict[str, Any], latest: Verdict | None) -> str:
         if latest is not None and latest.head_after:

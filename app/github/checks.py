@@ -68,12 +68,16 @@ class GitHubChecks:
         self._t = transport
         self._polls = ConditionalGets(transport)
 
-    def create_check_run(self, name: str, head_sha: str, fields: CheckRunFields) -> CheckRun:
+    def create_check_run(
+        self, name: str, head_sha: str, fields: CheckRunFields, *, replacing: int | None = None
+    ) -> CheckRun:
+        """A new check run. `replacing`: the completed one it follows (same name
+        and external id), which a lost answer's re-read must not take for it."""
         args = _arguments(fields)
 
         def again() -> CheckRun | None:
             for run in self.check_runs_for_ref(head_sha, name):
-                if run.external_id == fields.external_id:
+                if run.external_id == fields.external_id and run.id != replacing:
                     return run
             return None
 

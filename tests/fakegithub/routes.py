@@ -6,7 +6,8 @@ import json
 from typing import Any
 
 from tests.fakegithub import state as s
-from tests.fakegithub.limits import refuse_long_body, refuse_long_output
+from tests.fakegithub.checkruns import refuse_reopening
+from tests.fakegithub.limits import refuse_long_comment, refuse_long_output
 from tests.fakegithub.server import Call, FakeGitHub, Reply, error, route
 from tests.fakegithub.shapes import _rewrite_repos, iso
 
@@ -140,6 +141,7 @@ def update_check_run(fake: FakeGitHub, call: Call) -> Reply:
         raise error(404, "Not Found")
     refuse_long_output((call.body or {}).get("output"))
     with fake.lock:
+        refuse_reopening(run, call.body or {})
         was = run.status
         _check_fields(run, call.body, fake.now())
         run.updates += 1
@@ -167,6 +169,8 @@ def list_check_runs(fake: FakeGitHub, call: Call) -> Reply:
     name = call.query.get("check_name")
     if name:
         runs = [r for r in runs if r.name == name]
+    # `filter=latest` (the default): the newest check run of each name
+    # (https://docs.github.com/en/rest/checks/runs#list-check-runs-for-a-git-reference).
     if call.query.get("filter", "latest") == "latest":
         latest: dict[str, s.CheckRun] = {}
         for run in runs:
@@ -190,7 +194,7 @@ def create_comment(fake: FakeGitHub, call: Call) -> Reply:
     repo = repo_of(fake, call)
     number = call.int("issue_number")
     _issue_exists(fake, repo, number)
-    refuse_long_body("IssueComment", call.body["body"])
+    refuse_long_comment(call.body["body"])
     comment = fake.add_comment(repo.full_name, number, call.body["body"], fake.bot_login, "Bot")
     return Reply(201, fake.shapes.comment(comment))
 
@@ -226,7 +230,7 @@ def _comment_of(fake: FakeGitHub, call: Call) -> s.Comment:
 @route("PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}")
 def edit_comment(fake: FakeGitHub, call: Call) -> Reply:
     comment = _comment_of(fake, call)
-    refuse_long_body("IssueComment", call.body["body"])
+    refuse_long_comment(call.body["body"])
     with fake.lock:
         comment.body = call.body["body"]
         comment.updated_at = fake.now()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.fakegithub import state as s
-from tests.fakegithub.limits import refuse_long_body
+from tests.fakegithub.limits import refuse_long_pull_body
 from tests.fakegithub.routes import repo_of
 from tests.fakegithub.routes_protection import missing_checks
 from tests.fakegithub.server import Call, FakeGitHub, Reply, error, route
@@ -28,7 +28,7 @@ def _branch(head: str, repo: s.Repository) -> str:
 def create_pull(fake: FakeGitHub, call: Call) -> Reply:
     repo = repo_of(fake, call)
     body = call.body
-    refuse_long_body("PullRequest", body.get("body"))
+    refuse_long_pull_body(body.get("body"))
     head = _branch(body["head"], repo)
     base = body["base"]
     if repo.git.sha(f"refs/heads/{head}") is None:
@@ -98,7 +98,7 @@ def list_pulls(fake: FakeGitHub, call: Call) -> Reply:
 def update_pull(fake: FakeGitHub, call: Call) -> Reply:
     _, pull = pull_of(fake, call)
     body = call.body or {}
-    refuse_long_body("PullRequest", body.get("body"))
+    refuse_long_pull_body(body.get("body"))
     with fake.lock:
         for name in ("title", "body"):
             if name in body:

@@ -105,6 +105,9 @@ class CheckRun:
     # The GitHub App that created it: only an App creates check runs, and each
     # is labelled with its creator (`check_run.app`, REST "Get a check run").
     app_id: int = 0
+    # The body of every PATCH received once it was completed (tests assert none
+    # tried to move its status or conclusion; see `checkruns.refuse_reopening`).
+    patched_when_completed: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
