@@ -10,7 +10,14 @@ from github.GithubObject import NotSet
 
 from app.core.github_limits import BODY_LIMIT, fit
 from app.core.ownership import PullFacts, foreign_pull
-from app.github.errors import GitHubError, HeadMoved, NotFound, NotMergeable, Unprocessable
+from app.github.errors import (
+    FileTooLarge,
+    GitHubError,
+    HeadMoved,
+    NotFound,
+    NotMergeable,
+    Unprocessable,
+)
 from app.github.protocols import MergeResult, PullRequest
 from app.github.transport import Transport
 
@@ -150,7 +157,16 @@ class GitHubContents:
                 raise NotFound("contents.get", 404, f"{path} is a directory")
             if content.encoding == "base64" and content.content is not None:
                 return base64.b64decode(content.content)
-            return content.decoded_content
+            if content.encoding == "none":
+                # Over 1 MB GitHub sends no content in this form (docs: "Get
+                # repository content"); ODW reads no file that large.
+                raise FileTooLarge(
+                    "contents.get",
+                    200,
+                    f"{path} is {content.size} bytes, over the 1 MB GitHub returns "
+                    "through its contents API; keep it under 1 MB",
+                )
+            raise GitHubError("contents.get", 200, f"{path}: unknown encoding {content.encoding!r}")
 
         try:
             return self._t.call("contents.get", read)

@@ -7,6 +7,7 @@ from typing import Any
 
 from tests.fakegithub import state as s
 from tests.fakegithub.limits import refuse_long_body, refuse_long_output
+from tests.fakegithub.paging import page
 from tests.fakegithub.server import Call, FakeGitHub, Reply, error, route
 from tests.fakegithub.shapes import _rewrite_repos, iso
 
@@ -162,8 +163,11 @@ def list_check_runs(fake: FakeGitHub, call: Call) -> Reply:
         for run in runs:
             latest[run.name] = run
         runs = list(latest.values())
+    chunk, links = page(fake, call, runs)
     return Reply(
-        200, {"total_count": len(runs), "check_runs": [fake.shapes.check_run(r) for r in runs]}
+        200,
+        {"total_count": len(runs), "check_runs": [fake.shapes.check_run(r) for r in chunk]},
+        links,
     )
 
 
@@ -195,14 +199,8 @@ def list_comments(fake: FakeGitHub, call: Call) -> Reply:
         for c in sorted(fake.comments.values(), key=lambda c: c.id)
         if c.repo == repo.full_name and c.number == number
     ]
-    per_page = int(call.query.get("per_page", 30))
-    page = int(call.query.get("page", 1))
-    chunk = found[(page - 1) * per_page : page * per_page]
-    headers = {}
-    if page * per_page < len(found):
-        url = f"{fake.api_url}{call.path}?per_page={per_page}&page={page + 1}"
-        headers["Link"] = f'<{url}>; rel="next"'
-    return Reply(200, [fake.shapes.comment(c) for c in chunk], headers)
+    chunk, links = page(fake, call, found)
+    return Reply(200, [fake.shapes.comment(c) for c in chunk], links)
 
 
 def _comment_of(fake: FakeGitHub, call: Call) -> s.Comment:

@@ -137,6 +137,8 @@ class FakeGitHub:
         self._offset = 0.0
         self._in_flight = 0
         self.on_dispatch: list[Callable[[s.WorkflowRun], None]] = []
+        # Seconds after its upload before an artifact is listed (routes_actions).
+        self.artifact_listing_delay = 0.0
         self.webhooks = Webhooks(self, webhook_url, webhook_secret)
         self._server: Any = None
         self._thread: threading.Thread | None = None
@@ -410,6 +412,12 @@ class FakeGitHub:
 
         routes_actions.upload_artifact(self, run_id, name, routes_actions.zip_files(files))
 
+    def expire_artifacts(self, run_id: int) -> None:
+        """The run's artifacts pass retention (`expired: true`, download 410)."""
+        from tests.fakegithub import routes_actions
+
+        routes_actions.expire_artifacts(self, run_id)
+
     def complete_run(self, run_id: int, conclusion: str = "success") -> None:
         from tests.fakegithub import routes_actions
 
@@ -516,6 +524,10 @@ class FakeGitHub:
             routes_pulls,
         )
 
+        from tests.fakegithub.paging import by_id
+
+        # The `Link` header's form: GitHub names pages by repository id (paging.py).
+        path = by_id(self, path)
         method = request.method.upper()
         query = {
             k: v[0] if len(v) == 1 else v
