@@ -22,6 +22,7 @@ ROUTES: dict[tuple[str, str], tuple[str, str]] = {
     ("GET", R + "/git/ref/{ref}"): ("contents", "read"),
     ("POST", R + "/git/refs"): ("contents", "write"),
     ("PATCH", R + "/git/refs/{ref}"): ("contents", "write"),
+    ("DELETE", R + "/git/refs/{ref}"): ("contents", "write"),
     ("POST", R + "/check-runs"): ("checks", "write"),
     ("PATCH", R + "/check-runs/{check_run_id}"): ("checks", "write"),
     ("GET", R + "/commits/{ref}/check-runs"): ("checks", "read"),

@@ -210,6 +210,19 @@ class GitHubContents:
             if there() is None:
                 raise
 
+    def delete_branch(self, branch: str) -> None:
+        """Delete `branch`; already gone counts as done (`make live-check` cleans up)."""
+        try:
+            self._t.call(
+                "refs.delete",
+                lambda: self._t.request("DELETE", f"/git/refs/heads/{branch}"),
+                kind="update",
+            )
+        except Unprocessable:
+            # GitHub answers 422 "Reference does not exist" for a ref already gone.
+            if self.branch_sha(branch) is not None:
+                raise
+
     def move_branch(self, branch: str, sha: str, *, force: bool = False) -> None:
         self._t.call(
             "refs.update",

@@ -193,6 +193,21 @@ def create_ref(fake: FakeGitHub, call: Call) -> Reply:
     return Reply(201, fake.shapes.git_ref(repo, ref, sha))
 
 
+@route("DELETE", "/repos/{owner}/{repo}/git/refs/{ref}")
+def delete_ref(fake: FakeGitHub, call: Call) -> Reply:
+    """204, and a `push` with `deleted: true`; a ref that is not there answers 422
+    "Reference does not exist" (https://docs.github.com/rest/git/refs#delete-a-reference)."""
+    repo = repo_of(fake, call)
+    ref = "refs/" + call.params["ref"]
+    with fake.lock:
+        old = repo.git.refs().get(ref)
+        if old is None:
+            raise error(422, "Reference does not exist")
+        repo.git.git("update-ref", "-d", ref, old)
+    fake.webhooks.send("push", None, repo=repo, ref=ref, before=old, after="0" * 40)
+    return Reply(204)
+
+
 @route("PATCH", "/repos/{owner}/{repo}/git/refs/{ref}")
 def update_ref(fake: FakeGitHub, call: Call) -> Reply:
     repo = repo_of(fake, call)
