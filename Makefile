@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # `make test PYTEST_WORKERS=0` runs it in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: test lint format bench mutation clean venv run webhook-examples oracles demo
+.PHONY: test lint format bench mutation clean venv run webhook-examples oracles demo live-check
 
 venv: $(STAMP)
 
@@ -89,6 +89,14 @@ run: $(STAMP)
 # roadmap end to end with the scripted agent, printed as text (tests/apphost/demo.py).
 demo: $(STAMP) oracles
 	$(PY) -m tests.apphost.demo
+
+# `make live-check`: a short end-to-end check of a real GitHub App (branch,
+# 65,535-byte check run, pull request and comment, stage dispatch, artifact,
+# clean-up) with ODW's own client; the first thing to run after registering the
+# App (docs/operations.md). Needs ODW_LIVE_APP_ID, ODW_LIVE_PRIVATE_KEY_PATH and
+# ODW_LIVE_REPO; skips in one line without them. Never run in CI.
+live-check: $(STAMP)
+	@$(PY) -m app.cli.live_check
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

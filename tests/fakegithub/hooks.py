@@ -53,7 +53,8 @@ class Webhooks:
         self.fake = fake
         self.url = url
         self.secret = secret
-        self.deliveries: list[s.Delivery] = []
+        self.deliveries: list[s.Delivery] = []  # in the order the events happened
+        self.delivered: list[s.Delivery] = []  # in the order they reached the receiver
         self._drop = 0
         self._duplicate = 0
         self._late: dict[tuple[str, str | None], int] = {}  # (event, action) -> how many
@@ -131,6 +132,7 @@ class Webhooks:
             if "_flush" in delivery.payload:
                 delivery.payload["_flush"].set()
                 continue
+            self.delivered.append(delivery)
             body = json.dumps(delivery.payload).encode()
             headers = {
                 "Content-Type": "application/json",

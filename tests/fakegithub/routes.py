@@ -68,6 +68,24 @@ def access_token(fake: FakeGitHub, call: Call) -> Reply:
     return Reply(201, data)
 
 
+@route("GET", "/repos/{owner}/{repo}/installation")
+def repository_installation(fake: FakeGitHub, call: Call) -> Reply:
+    """The App's installation on a repository, asked with the App's JWT; 404 where
+    it is not installed
+    (https://docs.github.com/rest/apps/apps#get-a-repository-installation-for-the-authenticated-app)."""
+    repo = repo_of(fake, call)
+    installation = fake.installations.get(repo.installation_id or 0)
+    if installation is None:
+        raise error(404, "Not Found")
+    data = fake.shapes.example("installation")
+    data.update(id=installation.id, app_id=fake.app_id, app_slug=fake.app_slug)
+    data["permissions"] = dict(installation.permissions)
+    data["repository_selection"] = "selected"
+    if isinstance(data.get("account"), dict):
+        data["account"]["login"] = installation.account
+    return Reply(200, data)
+
+
 @route("GET", "/repos/{owner}/{repo}")
 def get_repository(fake: FakeGitHub, call: Call) -> Reply:
     return Reply(200, fake.shapes.repository(repo_of(fake, call)))

@@ -40,7 +40,12 @@ from tests.fakegithub.shapes import Shapes
 
 API_PREFIX = "/api/v3"
 TOKEN_LIFETIME = 3600
-JWT_ROUTES = ("/app", "/app/installations", "/app/installations/{installation_id}")
+JWT_ROUTES = (
+    "/app",
+    "/app/installations",
+    "/app/installations/{installation_id}",
+    "/repos/{owner}/{repo}/installation",
+)
 TOKEN_ROUTE = "/app/installations/{installation_id}/access_tokens"
 
 

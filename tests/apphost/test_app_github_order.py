@@ -1,0 +1,72 @@
+"""GitHub's timing, end to end: webhooks that arrive out of order (`completed`
+before `in_progress`, a check run's `completed` before its `created`) and an
+artifact list still empty when the run's `completed` arrives. The real
+service must land the task all the same, with no infrastructure fault."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from app.github import artifacts as artifact_listing
+from tests.apphost.harness import ODW_YML, Service, explain, trailers, wait_until
+from tests.fakegithub import FakeGitHub
+from tests.fakegithub.actions_runner import LocalActions
+from tests.fakegithub.state import Repository
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("apphost")]
+
+ONE_TASK = "# Roadmap\n\n- [ ] 1.1. Add a greeting\n"
+LATE = [
+    ("workflow_run", "in_progress"),
+    ("workflow_job", "in_progress"),
+    ("check_run", "created"),
+]
+
+
+@pytest.fixture
+def sample_spec() -> dict[str, Any]:
+    return {"roadmap": ONE_TASK, "odw": ODW_YML}
+
+
+def test_a_task_lands_though_webhooks_arrive_out_of_order_and_artifacts_are_listed_late(
+    fake: FakeGitHub, service: Service, sample: Repository, actions: LocalActions
+) -> None:
+    for event, action in LATE:
+        fake.webhooks.deliver_late(event, action, n=1000)
+    # Listed a few seconds after upload: the first reads after `completed` find none.
+    fake.artifact_listing_delay = artifact_listing.LISTING_PAUSE * 1.5
+    service.run_app()
+    wait_until(
+        "task 1.1 to land (or the run to stop)",
+        lambda: "1.1" in trailers(sample) or _status(service) not in (None, "running", "pending"),
+        timeout=240,
+    )
+    assert trailers(sample) == ["1.1"], explain(service, actions)
+    faults = [e for e in _events(service) if e["type"] == "fault-recorded"]
+    assert faults == [], faults
+    order = [(d.event, d.action) for d in fake.webhooks.delivered]
+    for event, action in (("workflow_run", "in_progress"), ("workflow_job", "in_progress")):
+        early = order.index((event, "completed"))
+        assert order.index((event, action)) > early, order
+    assert order.index(("check_run", "created")) > order.index(("check_run", "completed"))
+    late_reads = [
+        r for r in fake.requests if r["path"].endswith("/artifacts") and r["method"] == "GET"
+    ]
+    assert len(late_reads) > len(fake.runs), "every run's artifact was listed at the first read"
+
+
+def _status(service: Service) -> str | None:
+    runs = service.runs()
+    rows = (runs[0].get("result") or {}).get("results", []) if runs else []
+    return next((t["status"] for t in rows if t["id"] == "1.1"), None)
+
+
+def _events(service: Service) -> list[dict[str, Any]]:
+    store = service.store()
+    try:
+        (run,) = [v.run_id for v in store.projections.runs()]
+        return store.events.load(run)
+    finally:
+        store.close()
