@@ -18,8 +18,8 @@ from app.core.inputs import OperatorMove
 from app.core.naming import task_id_from_branch
 from app.core.repo_config import CONFIG_PATH, ConfigProblem, RepoConfig, read_repo_config
 from app.core.sanitize import sanitize_markdown
-from app.github.errors import FileTooLarge
 from app.github.client import RepositoryClient
+from app.github.errors import FileTooLarge
 from app.store import Store
 
 SETTINGS_SECONDS = 30.0

@@ -110,9 +110,14 @@ class LiveCheck:
             self.step("check run", lambda: self._check_run(live, head), str)
             pull = self.step(
                 "pull request",
-                lambda: live.pulls.create_pull(
-                    self.branch, base, "ODW live check", "Opened by `make live-check`; closed by it."
-                ).number,
+                lambda: (
+                    live.pulls.create_pull(
+                        self.branch,
+                        base,
+                        "ODW live check",
+                        "Opened by `make live-check`; closed by it.",
+                    ).number
+                ),
                 lambda n: f"#{n}",
             )
             number = pull
@@ -122,7 +127,7 @@ class LiveCheck:
                 lambda c: f"comment {c}",
             )
             run_id = self.step("dispatch", lambda: self._dispatch(live), lambda r: f"run {r}")
-            self.step("run completes", lambda: self._wait(live, run_id), lambda c: c or "")
+            self.step("run completes", lambda: self._wait(live, run_id), _concluded)
             self.step("read artifact", lambda: self._artifact(live, run_id), ", ".join)
         except StepFailed:
             pass
@@ -229,6 +234,10 @@ class LiveCheck:
                 )
         except StepFailed:
             self.say(f"live-check: delete {self.branch} by hand")
+
+
+def _concluded(conclusion: str | None) -> str:
+    return f"concluded {conclusion or 'without a conclusion'}"
 
 
 def _present(value: T | None, problem: str) -> T:

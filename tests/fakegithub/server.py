@@ -528,7 +528,6 @@ class FakeGitHub:
             routes_protection,
             routes_pulls,
         )
-
         from tests.fakegithub.paging import by_id
 
         # The `Link` header's form: GitHub names pages by repository id (paging.py).

@@ -186,7 +186,7 @@ def test_every_list_the_client_reads_is_followed_through_github_pages_by_reposit
     assert count > 100
     first = _get(fake, installation, f"{fake.api_url}/repos/{REPO}{suffix}?per_page=100")
     link = first.headers["Link"]
-    expected = f"<{fake.api_url}/repositories/{repo.id}{suffix}?per_page=100&page=2>; rel=\"next\""
+    expected = f'<{fake.api_url}/repositories/{repo.id}{suffix}?per_page=100&page=2>; rel="next"'
     assert link.startswith(expected), link
     pages = [r for r in fake.requests if r["path"].endswith(suffix) and r["query"].get("page")]
     assert pages, "the client read only the first page"
@@ -220,8 +220,5 @@ def test_a_collaborator_permission_is_answered_as_github_maps_roles_and_triage_n
     decision = PermissionCache().check(REPO, "carol", "write", client.permissions.permission_of)
     assert decision.allowed is writes
     assert decision.have == role
-    assert PermissionCache().check(REPO, "carol", "triage", client.permissions.permission_of).allowed is (
-        role != "read"
-    )
-
-
+    triage = PermissionCache().check(REPO, "carol", "triage", client.permissions.permission_of)
+    assert triage.allowed is (role != "read")
