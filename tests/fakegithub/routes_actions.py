@@ -181,9 +181,9 @@ def list_runs(fake: FakeGitHub, call: Call) -> Reply:
         if field in call.query:
             runs = [r for r in runs if getattr(r, attr) == call.query[field]]
     runs.sort(key=lambda r: -r.id)
-    per_page = int(call.query.get("per_page", 30))
-    shown = [fake.shapes.workflow_run(r) for r in runs[:per_page]]
-    return Reply(200, {"total_count": len(runs), "workflow_runs": shown})
+    chunk, links = page(fake, call, runs)
+    shown = [fake.shapes.workflow_run(r) for r in chunk]
+    return Reply(200, {"total_count": len(runs), "workflow_runs": shown}, links)
 
 
 @route("GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.fakegithub import state as s
 from tests.fakegithub.limits import refuse_long_body
+from tests.fakegithub.paging import page
 from tests.fakegithub.routes import repo_of
 from tests.fakegithub.routes_protection import missing_checks
 from tests.fakegithub.server import Call, FakeGitHub, Reply, error, route
@@ -91,7 +92,8 @@ def list_pulls(fake: FakeGitHub, call: Call) -> Reply:
     if "base" in call.query:
         pulls = [p for p in pulls if p.base == call.query["base"]]
     pulls.sort(key=lambda p: -p.number)
-    return Reply(200, [fake.shapes.pull(p, simple=True) for p in pulls])
+    chunk, links = page(fake, call, pulls)
+    return Reply(200, [fake.shapes.pull(p, simple=True) for p in chunk], links)
 
 
 @route("PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}")
