@@ -12,6 +12,7 @@ import pytest
 from app.github import artifacts as artifact_listing
 from tests.apphost.harness import ODW_YML, Service, explain, trailers, wait_until
 from tests.fakegithub import FakeGitHub
+from tests.fakegithub import state as s
 from tests.fakegithub.actions_runner import LocalActions
 from tests.fakegithub.state import Repository
 
@@ -70,3 +71,37 @@ def _events(service: Service) -> list[dict[str, Any]]:
         return store.events.load(run)
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    "sample_spec",
+    [
+        {
+            "roadmap": ONE_TASK,
+            "odw": {**ODW_YML, "config": {**ODW_YML["config"], "stageAttempts": 1}},
+        }
+    ],
+    ids=["one-attempt"],
+)
+def test_an_artifact_expired_before_odw_reads_it_is_an_infra_fault_saying_so(
+    fake: FakeGitHub, service: Service, sample: Repository, actions: LocalActions
+) -> None:
+    def expired(run: s.WorkflowRun) -> bool:
+        """The run uploads its verdict, which expires before the App reads it."""
+        fake.start_run(run.id)
+        fake.upload_artifact(run.id, "odw-verdict", {"verdict.json": "{}"})
+        fake.expire_artifacts(run.id)
+        fake.complete_run(run.id, "success")
+        return False
+
+    actions.admit = expired
+    service.run_app()
+    wait_until(
+        "task 1.1 to stop",
+        lambda: _status(service) not in (None, "running", "pending"),
+        timeout=180,
+    )
+    assert _status(service) == "infra-fault", explain(service, actions)
+    (fault,) = [e for e in _events(service) if e["type"] == "fault-recorded"]
+    assert fault["kind"] == "infra"
+    assert "its odw-verdict artifact expired before ODW read it" in fault["detail"], fault
