@@ -105,3 +105,27 @@ def test_an_artifact_expired_before_odw_reads_it_is_an_infra_fault_saying_so(
     (fault,) = [e for e in _events(service) if e["type"] == "fault-recorded"]
     assert fault["kind"] == "infra"
     assert "its odw-verdict artifact expired before ODW read it" in fault["detail"], fault
+
+
+# Over the 1 MB that "Get repository content" returns inline (`encoding: "none"`).
+HUGE_ROADMAP = "# Roadmap\n\n- [ ] 1.1. Add a greeting\n\n" + "<!-- padding -->\n" * 70_000
+
+
+@pytest.mark.parametrize(
+    "sample_spec", [{"roadmap": HUGE_ROADMAP, "odw": ODW_YML}], ids=["roadmap-over-1MB"]
+)
+def test_a_roadmap_over_one_megabyte_is_said_on_the_config_check_and_nothing_runs(
+    fake: FakeGitHub, service: Service, sample: Repository
+) -> None:
+    assert len(HUGE_ROADMAP.encode()) > 1024 * 1024
+    service.run_app()
+    check = wait_until(
+        "the config check",
+        lambda: [c for c in fake.check_runs.values() if c.name == "ODW · config"],
+        timeout=60,
+    )[-1]
+    assert check.conclusion == "failure"
+    summary = check.output["summary"]
+    assert "docs/roadmap.md" in summary and "over the 1 MB" in summary, summary
+    service.wait_settled()
+    assert not fake.runs
