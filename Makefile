@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # `make test PYTEST_WORKERS=0` runs it in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: test lint format bench mutation clean venv run webhook-examples oracles demo
+.PHONY: test lint format bench mutation clean venv run webhook-examples oracles demo live-check
 
 venv: $(STAMP)
 
@@ -41,21 +41,24 @@ mutation: $(STAMP) oracles
 	$(PY) -m mutation
 
 # GitHub's published oracles, kept in a gitignored cache: the webhook examples
-# and schemas (webhook tests) and the REST OpenAPI description (the fake GitHub
-# validates every request against it). Without npm the tests that need them
+# and schemas (webhook tests), the REST OpenAPI description (the fake GitHub
+# validates every request against it) and Octokit's recorded exchanges with
+# api.github.com (tests/github/contract replays them at the client). Without npm the tests that need them
 # skip and say why (under CI they fail instead).
 ORACLES          := .cache/oracles
 ORACLE_MODULES   := $(ORACLES)/node_modules/@octokit
 WEBHOOK_EXAMPLES := $(ORACLE_MODULES)/webhooks-examples/api.github.com/index.json
 WEBHOOK_SCHEMAS  := $(ORACLE_MODULES)/webhooks-schemas/schema.json
 REST_OPENAPI     := $(ORACLE_MODULES)/openapi/generated/api.github.com.json
+RECORDED         := $(ORACLE_MODULES)/fixtures/scenarios/api.github.com/get-repository/normalized-fixture.json
 ORACLE_PACKAGES  := @octokit/webhooks-examples@7.6.1 @octokit/webhooks-schemas@7.6.1 \
-                    @octokit/openapi@23.0.2
+                    @octokit/openapi@23.0.2 @octokit/fixtures@23.1.2
 
 webhook-examples: oracles
 
 oracles:
-	@if [ ! -f $(WEBHOOK_EXAMPLES) ] || [ ! -f $(WEBHOOK_SCHEMAS) ] || [ ! -f $(REST_OPENAPI) ]; then \
+	@if [ ! -f $(WEBHOOK_EXAMPLES) ] || [ ! -f $(WEBHOOK_SCHEMAS) ] || [ ! -f $(REST_OPENAPI) ] \
+	    || [ ! -f $(RECORDED) ]; then \
 	  if command -v npm >/dev/null 2>&1; then \
 	    npm install --prefix $(ORACLES) --no-save --no-audit --no-fund --loglevel=error \
 	      $(ORACLE_PACKAGES) >/dev/null \
@@ -86,6 +89,14 @@ run: $(STAMP)
 # roadmap end to end with the scripted agent, printed as text (tests/apphost/demo.py).
 demo: $(STAMP) oracles
 	$(PY) -m tests.apphost.demo
+
+# `make live-check`: a short end-to-end check of a real GitHub App (branch,
+# 65,535-byte check run, pull request and comment, stage dispatch, artifact,
+# clean-up) with ODW's own client; the first thing to run after registering the
+# App (docs/operations.md). Needs ODW_LIVE_APP_ID, ODW_LIVE_PRIVATE_KEY_PATH and
+# ODW_LIVE_REPO; skips in one line without them. Never run in CI.
+live-check: $(STAMP)
+	@$(PY) -m app.cli.live_check
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -19,6 +19,7 @@ from app.core.naming import task_id_from_branch
 from app.core.repo_config import CONFIG_PATH, ConfigProblem, RepoConfig, read_repo_config
 from app.core.sanitize import sanitize_markdown
 from app.github.client import RepositoryClient
+from app.github.errors import FileTooLarge
 from app.store import Store
 
 SETTINGS_SECONDS = 30.0
@@ -53,10 +54,9 @@ class AppCommandHost:
             return hit[1]
         contents = self.client(where).contents
         sha = contents.branch_sha(where.base)
-        raw = contents.file_at(CONFIG_PATH, sha) if sha else None
         try:
-            config = read_repo_config(raw)
-        except ConfigProblem:
+            config = read_repo_config(contents.file_at(CONFIG_PATH, sha) if sha else None)
+        except (ConfigProblem, FileTooLarge):
             config = RepoConfig()
         with self._lock:
             self._settings[cache_key] = (now, config)

@@ -23,11 +23,16 @@ from pathlib import Path, PurePosixPath
 import requests
 from github import GithubException
 
-from app.github.errors import GitHubError, UnsafeArtifact
+from app.github.errors import ArtifactExpired, GitHubError, UnsafeArtifact
 from app.github.protocols import Artifact
 from app.github.transport import Transport
 
 PERMISSIONS = {"actions": "read"}
+# A completed run's artifact list may still be empty for a moment (GitHub
+# finalises artifacts after the run): read it again this many times, this far
+# apart, before its absence counts (tests/fakegithub/README.md cites reports).
+LISTING_READS = 5
+LISTING_PAUSE = 2.0
 MAX_ENTRIES = 1000
 CHUNK = 64 * 1024
 # actions/upload-artifact writes deflated (or stored) entries. zipfile inflates
@@ -48,6 +53,17 @@ class GitHubArtifacts:
 
         return self._t.call("artifacts.list", fetch)
 
+    def find_artifact(self, run_id: int, name: str) -> Artifact | None:
+        """The completed run's artifact `name`, read again (`LISTING_READS` times,
+        `LISTING_PAUSE` seconds apart) while the list lacks it; None when it never came."""
+        for attempt in range(LISTING_READS):
+            found = next((a for a in self.list_artifacts(run_id) if a.name == name), None)
+            if found is not None:
+                return found
+            if attempt + 1 < LISTING_READS:
+                self._t.ctx.sleeper.sleep(LISTING_PAUSE)
+        return None
+
     def download_artifact(self, artifact: Artifact, dest: Path, max_bytes: int) -> list[Path]:
         """Unzip `artifact` under `dest` (checked) and return the files written."""
         if artifact.size_in_bytes > max_bytes:
@@ -56,7 +72,14 @@ class GitHubArtifacts:
                 0,
                 f"{artifact.name} is {artifact.size_in_bytes} bytes, over the {max_bytes} cap",
             )
-        location = self._t.call("artifacts.locate", lambda: self._locate(artifact.id))
+        if artifact.expired:
+            raise ArtifactExpired("artifacts.download", 410, f"{artifact.name} has expired")
+        try:
+            location = self._t.call("artifacts.locate", lambda: self._locate(artifact.id))
+        except GitHubError as exc:
+            if exc.status == 410:  # expired since it was listed
+                raise ArtifactExpired(exc.operation, 410, f"{artifact.name} has expired") from None
+            raise
         data = self._t.call("artifacts.download", lambda: _fetch(location, max_bytes))
         return unzip_checked(data, dest, max_bytes)
 

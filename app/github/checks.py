@@ -102,7 +102,11 @@ class GitHubChecks:
         params: dict[str, Any] = {"per_page": 100, "filter": "latest"}
         if name:
             params["check_name"] = name
-        data = self._t.call(
-            "checks.list", lambda: self._polls.get(f"/commits/{ref}/check-runs", params)
-        )
-        return [from_json(run) for run in data.get("check_runs", [])]
+        suffix = f"/commits/{ref}/check-runs"
+
+        def fetch() -> list[Any]:
+            # The first page is polled (a 304 is free); later pages follow `Link`.
+            first = self._polls.get_page(suffix, params)
+            return self._t.paginate(suffix, "check_runs", first=first)
+
+        return [from_json(run) for run in self._t.call("checks.list", fetch)]

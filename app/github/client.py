@@ -19,7 +19,7 @@ from app.github.budget import ContentBudget
 from app.github.metrics import RequestCounter
 from app.github.retry import RetryPolicy
 from app.github.timing import Clock, Sleeper, SystemClock, SystemSleeper
-from app.github.transport import Context, Transport
+from app.github.transport import Context, Transport, _github, _HeaderAuth, run
 from app.service_settings import DEFAULT_API_URL, checked_api_url
 
 
@@ -84,6 +84,18 @@ class GitHubApp:
     @property
     def counter(self) -> RequestCounter:
         return self.context.counter
+
+    def installation_of(self, full_name: str) -> int:
+        """The id of the App's installation on `full_name` (asked with the App's
+        JWT); NotFound when the App is not installed there."""
+        ctx = self.context
+        app = _github(ctx, _HeaderAuth("Bearer", lambda: ctx.credentials.jwt(ctx.clock.now()), ctx))
+
+        def read() -> int:
+            _, data = app.requester.requestJsonAndCheck("GET", f"/repos/{full_name}/installation")
+            return int(data["id"])
+
+        return run(ctx, 0, "apps.installation", read)
 
     def repository(self, installation_id: int, full_name: str) -> RepositoryClient:
         if full_name.count("/") != 1 or not all(full_name.split("/")):

@@ -81,6 +81,14 @@ class WriteOutcomeUnknown(GitHubError):
     """A write may or may not have happened and re-reading could not tell."""
 
 
+class ArtifactExpired(NotFound):
+    """410: the artifact passed its retention (listed with `expired: true`)."""
+
+
+class FileTooLarge(GitHubError):
+    """A file over the 1 MB the contents API returns inline (`encoding: "none"`)."""
+
+
 class UnsafeArtifact(GitHubError):
     """An artifact refused as untrusted input: too large, corrupt, or an unsafe entry."""
 

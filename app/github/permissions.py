@@ -22,6 +22,7 @@ ROUTES: dict[tuple[str, str], tuple[str, str]] = {
     ("GET", R + "/git/ref/{ref}"): ("contents", "read"),
     ("POST", R + "/git/refs"): ("contents", "write"),
     ("PATCH", R + "/git/refs/{ref}"): ("contents", "write"),
+    ("DELETE", R + "/git/refs/{ref}"): ("contents", "write"),
     ("POST", R + "/check-runs"): ("checks", "write"),
     ("PATCH", R + "/check-runs/{check_run_id}"): ("checks", "write"),
     ("GET", R + "/commits/{ref}/check-runs"): ("checks", "read"),
@@ -53,7 +54,12 @@ OPTIONAL_ROUTES: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 # Authenticated with the App JWT, not an installation token: no permission.
-APP_ROUTES = frozenset({("POST", "/app/installations/{installation_id}/access_tokens")})
+APP_ROUTES = frozenset(
+    {
+        ("POST", "/app/installations/{installation_id}/access_tokens"),
+        ("GET", R + "/installation"),  # `make live-check` finds its installation
+    }
+)
 
 # git over HTTPS with an installation token: the mirror fetches, the integrator
 # pushes the base, the App creates task branches.

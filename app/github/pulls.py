@@ -11,6 +11,7 @@ from github.GithubObject import NotSet
 from app.core.github_limits import BODY_LIMIT, fit
 from app.core.ownership import PullFacts, foreign_pull
 from app.github.errors import (
+    FileTooLarge,
     GitHubError,
     HeadMoved,
     MergeMethodNotAllowed,
@@ -164,7 +165,16 @@ class GitHubContents:
                 raise NotFound("contents.get", 404, f"{path} is a directory")
             if content.encoding == "base64" and content.content is not None:
                 return base64.b64decode(content.content)
-            return content.decoded_content
+            if content.encoding == "none":
+                # Over 1 MB GitHub sends no content in this form (docs: "Get
+                # repository content"); ODW reads no file that large.
+                raise FileTooLarge(
+                    "contents.get",
+                    200,
+                    f"{path} is {content.size} bytes, over the 1 MB GitHub returns "
+                    "through its contents API; keep it under 1 MB",
+                )
+            raise GitHubError("contents.get", 200, f"{path}: unknown encoding {content.encoding!r}")
 
         try:
             return self._t.call("contents.get", read)
@@ -217,6 +227,19 @@ class GitHubContents:
             )
         except Unprocessable:
             if there() is None:
+                raise
+
+    def delete_branch(self, branch: str) -> None:
+        """Delete `branch`; already gone counts as done (`make live-check` cleans up)."""
+        try:
+            self._t.call(
+                "refs.delete",
+                lambda: self._t.request("DELETE", f"/git/refs/heads/{branch}"),
+                kind="update",
+            )
+        except Unprocessable:
+            # GitHub answers 422 "Reference does not exist" for a ref already gone.
+            if self.branch_sha(branch) is not None:
                 raise
 
     def move_branch(self, branch: str, sha: str, *, force: bool = False) -> None:

@@ -377,16 +377,29 @@ class Transport:
             "the repository was probably renamed or transferred; nothing was written",
         )
 
-    def paginate(self, suffix: str, key: str | None = None) -> list[Any]:
-        """Every item of a listing, 100 a page, following GitHub's `Link: rel="next"`."""
+    def paginate(
+        self,
+        suffix: str,
+        key: str | None = None,
+        *,
+        params: Mapping[str, Any] | None = None,
+        first: tuple[Mapping[str, Any], Any] | None = None,
+    ) -> list[Any]:
+        """Every item of a listing, 100 a page, following GitHub's `Link: rel="next"`
+        as given (GitHub names later pages by repository id, `/repositories/{id}/...`).
+        `first`: the first page's headers and body when the caller already has them."""
         items: list[Any] = []
         url: str | None = self.path(suffix)
-        params: dict[str, Any] | None = {"per_page": 100}
+        query: dict[str, Any] | None = {"per_page": 100, **(params or {})}
+        if first is not None:
+            headers, data = first
+            items.extend((data or {}).get(key, []) if key else (data or []))
+            url, query = _next_link(headers), None
         while url:
-            headers, data = self.github.requester.requestJsonAndCheck("GET", url, parameters=params)
+            headers, data = self.github.requester.requestJsonAndCheck("GET", url, parameters=query)
             items.extend((data or {}).get(key, []) if key else (data or []))
             url = _next_link(headers)
-            params = None
+            query = None
         return items
 
     def path(self, suffix: str) -> str:

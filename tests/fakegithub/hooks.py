@@ -53,9 +53,12 @@ class Webhooks:
         self.fake = fake
         self.url = url
         self.secret = secret
-        self.deliveries: list[s.Delivery] = []
+        self.deliveries: list[s.Delivery] = []  # in the order the events happened
+        self.delivered: list[s.Delivery] = []  # in the order they reached the receiver
         self._drop = 0
         self._duplicate = 0
+        self._late: dict[tuple[str, str | None], int] = {}  # (event, action) -> how many
+        self._held: dict[str, list[s.Delivery]] = {}  # event -> deliveries held back
         self._queue: queue.Queue[s.Delivery | None] = queue.Queue()
         self._thread: threading.Thread | None = None
 
@@ -66,6 +69,17 @@ class Webhooks:
 
     def duplicate_next(self, n: int = 1) -> None:
         self._duplicate += n
+
+    def deliver_late(self, event: str, action: str | None, n: int = 1) -> None:
+        """Hold the next `n` deliveries of `event`/`action` back until the next
+        delivery of the same event has been sent, so `completed` reaches the App
+        before `in_progress`. GitHub does not promise order: "GitHub may deliver
+        webhooks in a different order than the order in which the events took
+        place" (https://docs.github.com/en/webhooks/testing-and-troubleshooting-webhooks/troubleshooting-webhooks#webhooks-deliveries-are-out-of-order),
+        seen as `queued, completed, in_progress` for workflow_job
+        (https://github.com/google/go-github/issues/2706)."""
+        key = (event, action)
+        self._late[key] = self._late.get(key, 0) + n
 
     # -- delivery -------------------------------------------------------------
 
@@ -97,9 +111,17 @@ class Webhooks:
                 return delivery
             copies = 2 if self._duplicate else 1
             self._duplicate = max(0, self._duplicate - 1)
+            key = (event, action)
+            if self._late.get(key):
+                self._late[key] -= 1
+                self._held.setdefault(event, []).append(delivery)
+                return delivery
+            released = self._held.pop(event, [])
         if self.url:
             for _ in range(copies):
                 self._queue.put(delivery)
+            for late in released:
+                self._queue.put(late)
         return delivery
 
     def _deliver_all(self) -> None:
@@ -110,6 +132,7 @@ class Webhooks:
             if "_flush" in delivery.payload:
                 delivery.payload["_flush"].set()
                 continue
+            self.delivered.append(delivery)
             body = json.dumps(delivery.payload).encode()
             headers = {
                 "Content-Type": "application/json",

@@ -12,6 +12,9 @@ MODULES = REPO_ROOT / ".cache/oracles/node_modules/@octokit"
 REST_OPENAPI = MODULES / "openapi/generated/api.github.com.json"
 WEBHOOK_SCHEMAS = MODULES / "webhooks-schemas/schema.json"
 WEBHOOK_EXAMPLES = MODULES / "webhooks-examples/api.github.com/index.json"
+# Real exchanges with api.github.com, recorded by Octokit (tests/github/contract).
+RECORDED = MODULES / "fixtures/scenarios/api.github.com"
+RECORDED_INDEX = RECORDED / "get-repository/normalized-fixture.json"
 
 
 def require_oracle(path: Path) -> Path:

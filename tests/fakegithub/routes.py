@@ -8,6 +8,7 @@ from typing import Any
 from tests.fakegithub import state as s
 from tests.fakegithub.checkruns import refuse_reopening
 from tests.fakegithub.limits import refuse_long_comment, refuse_long_output
+from tests.fakegithub.paging import page
 from tests.fakegithub.server import Call, FakeGitHub, Reply, error, route
 from tests.fakegithub.shapes import _rewrite_repos, iso
 
@@ -76,6 +77,24 @@ def access_token(fake: FakeGitHub, call: Call) -> Reply:
     data.pop("single_file", None)
     data.pop("single_file_paths", None)
     return Reply(201, data)
+
+
+@route("GET", "/repos/{owner}/{repo}/installation")
+def repository_installation(fake: FakeGitHub, call: Call) -> Reply:
+    """The App's installation on a repository, asked with the App's JWT; 404 where
+    it is not installed
+    (https://docs.github.com/rest/apps/apps#get-a-repository-installation-for-the-authenticated-app)."""
+    repo = repo_of(fake, call)
+    installation = fake.installations.get(repo.installation_id or 0)
+    if installation is None:
+        raise error(404, "Not Found")
+    data = fake.shapes.example("installation")
+    data.update(id=installation.id, app_id=fake.app_id, app_slug=fake.app_slug)
+    data["permissions"] = dict(installation.permissions)
+    data["repository_selection"] = "selected"
+    if isinstance(data.get("account"), dict):
+        data["account"]["login"] = installation.account
+    return Reply(200, data)
 
 
 @route("GET", "/repos/{owner}/{repo}")
@@ -176,8 +195,11 @@ def list_check_runs(fake: FakeGitHub, call: Call) -> Reply:
         for run in runs:
             latest[run.name] = run
         runs = list(latest.values())
+    chunk, links = page(fake, call, runs)
     return Reply(
-        200, {"total_count": len(runs), "check_runs": [fake.shapes.check_run(r) for r in runs]}
+        200,
+        {"total_count": len(runs), "check_runs": [fake.shapes.check_run(r) for r in chunk]},
+        links,
     )
 
 
@@ -209,14 +231,8 @@ def list_comments(fake: FakeGitHub, call: Call) -> Reply:
         for c in sorted(fake.comments.values(), key=lambda c: c.id)
         if c.repo == repo.full_name and c.number == number
     ]
-    per_page = int(call.query.get("per_page", 30))
-    page = int(call.query.get("page", 1))
-    chunk = found[(page - 1) * per_page : page * per_page]
-    headers = {}
-    if page * per_page < len(found):
-        url = f"{fake.api_url}{call.path}?per_page={per_page}&page={page + 1}"
-        headers["Link"] = f'<{url}>; rel="next"'
-    return Reply(200, [fake.shapes.comment(c) for c in chunk], headers)
+    chunk, links = page(fake, call, found)
+    return Reply(200, [fake.shapes.comment(c) for c in chunk], links)
 
 
 def _comment_of(fake: FakeGitHub, call: Call) -> s.Comment:

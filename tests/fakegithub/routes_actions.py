@@ -15,6 +15,7 @@ import yaml
 from werkzeug.wrappers import Request, Response
 
 from tests.fakegithub import state as s
+from tests.fakegithub.paging import page
 from tests.fakegithub.routes import repo_of
 from tests.fakegithub.server import Call, FakeGitHub, Reply, error, route
 
@@ -219,23 +220,33 @@ def list_runs(fake: FakeGitHub, call: Call) -> Reply:
         if field in call.query:
             runs = [r for r in runs if getattr(r, attr) == call.query[field]]
     runs.sort(key=lambda r: -r.id)
-    per_page = int(call.query.get("per_page", 30))
-    shown = [fake.shapes.workflow_run(r) for r in runs[:per_page]]
-    return Reply(200, {"total_count": len(runs), "workflow_runs": shown})
+    chunk, links = page(fake, call, runs)
+    shown = [fake.shapes.workflow_run(r) for r in chunk]
+    return Reply(200, {"total_count": len(runs), "workflow_runs": shown}, links)
 
 
 @route("GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/jobs")
 def list_jobs(fake: FakeGitHub, call: Call) -> Reply:
     run = run_of(fake, call)
-    jobs = [fake.shapes.job(run, j) for j in run.jobs]
-    return Reply(200, {"total_count": len(jobs), "jobs": jobs})
+    chunk, links = page(fake, call, run.jobs)
+    jobs = [fake.shapes.job(run, j) for j in chunk]
+    return Reply(200, {"total_count": len(run.jobs), "jobs": jobs}, links)
 
 
 @route("GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts")
 def list_artifacts(fake: FakeGitHub, call: Call) -> Reply:
+    """Paged; an artifact appears `fake.artifact_listing_delay` seconds after its
+    upload. Right after a run completes GitHub may still list none of its
+    artifacts, which show up moments later: reported in
+    https://github.com/AndyGrant/OpenBench/issues/139 ("the jobs are listed as
+    completed ... but the artifacts endpoint returns an empty list") and
+    https://github.com/actions/upload-artifact/issues/53."""
     run = run_of(fake, call)
-    items = [fake.shapes.artifact(run, a) for a in run.artifacts]
-    return Reply(200, {"total_count": len(items), "artifacts": items})
+    now = fake.now()
+    listed = [a for a in run.artifacts if a.created_at + fake.artifact_listing_delay <= now]
+    chunk, links = page(fake, call, listed)
+    items = [fake.shapes.artifact(run, a) for a in chunk]
+    return Reply(200, {"total_count": len(listed), "artifacts": items}, links)
 
 
 @route("GET", "/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}")
@@ -246,6 +257,11 @@ def download_artifact(fake: FakeGitHub, call: Call) -> Reply:
         raise error(404, "Not Found")
     if call.params["archive_format"] != "zip":
         raise error(404, "Not Found")
+    if artifact.expired:
+        # 410 Gone: the OpenAPI description's answer for an expired artifact
+        # (https://docs.github.com/rest/actions/artifacts#download-an-artifact);
+        # the message text is a belief, unchecked.
+        raise error(410, "Artifact has expired")
     signature = secrets.token_urlsafe(16)
     with fake.lock:
         fake.storage[signature] = (artifact.id, fake.now() + STORAGE_TTL)
@@ -294,6 +310,15 @@ def upload_artifact(fake: FakeGitHub, run_id: int, name: str, data: bytes) -> s.
         run.artifacts = [a for a in run.artifacts if a.name != name] + [artifact]
         fake.artifacts[artifact.id] = artifact
     return artifact
+
+
+def expire_artifacts(fake: FakeGitHub, run_id: int) -> None:
+    """The run's artifacts pass their retention (90 days by default): still
+    listed, `expired: true`, and their download answers 410
+    (https://docs.github.com/rest/actions/artifacts#download-an-artifact)."""
+    with fake.lock:
+        for artifact in fake.runs[run_id].artifacts:
+            artifact.expired = True
 
 
 def complete_run(fake: FakeGitHub, run_id: int, conclusion: str) -> None:

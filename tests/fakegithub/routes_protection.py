@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.fakegithub import state as s
+from tests.fakegithub.paging import page
 from tests.fakegithub.routes import repo_of
 from tests.fakegithub.server import Call, FakeGitHub, Reply, error, route
 from tests.fakegithub.shapes import iso
@@ -112,4 +113,5 @@ def list_statuses(fake: FakeGitHub, call: Call) -> Reply:
     ref = call.params["ref"]
     sha = repo.git.sha(ref) or repo.git.sha(f"refs/heads/{ref}")
     found = list(reversed(repo.statuses.get(sha or "", [])))
-    return Reply(200, found)
+    chunk, links = page(fake, call, found)
+    return Reply(200, chunk, links)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.fakegithub import state as s
 from tests.fakegithub.limits import refuse_long_pull_body
+from tests.fakegithub.paging import page
 from tests.fakegithub.routes import repo_of
 from tests.fakegithub.routes_protection import missing_checks
 from tests.fakegithub.server import Call, FakeGitHub, Reply, error, route
@@ -91,7 +92,8 @@ def list_pulls(fake: FakeGitHub, call: Call) -> Reply:
     if "base" in call.query:
         pulls = [p for p in pulls if p.base == call.query["base"]]
     pulls.sort(key=lambda p: -p.number)
-    return Reply(200, [fake.shapes.pull(p, simple=True) for p in pulls])
+    chunk, links = page(fake, call, pulls)
+    return Reply(200, [fake.shapes.pull(p, simple=True) for p in chunk], links)
 
 
 @route("PATCH", "/repos/{owner}/{repo}/pulls/{pull_number}")
@@ -196,6 +198,21 @@ def create_ref(fake: FakeGitHub, call: Call) -> Reply:
     if ref.startswith("refs/heads/"):
         fake.webhooks.send("push", None, repo=repo, ref=ref, before="0" * 40, after=sha)
     return Reply(201, fake.shapes.git_ref(repo, ref, sha))
+
+
+@route("DELETE", "/repos/{owner}/{repo}/git/refs/{ref}")
+def delete_ref(fake: FakeGitHub, call: Call) -> Reply:
+    """204, and a `push` with `deleted: true`; a ref that is not there answers 422
+    "Reference does not exist" (https://docs.github.com/rest/git/refs#delete-a-reference)."""
+    repo = repo_of(fake, call)
+    ref = "refs/" + call.params["ref"]
+    with fake.lock:
+        old = repo.git.refs().get(ref)
+        if old is None:
+            raise error(422, "Reference does not exist")
+        repo.git.git("update-ref", "-d", ref, old)
+    fake.webhooks.send("push", None, repo=repo, ref=ref, before=old, after="0" * 40)
+    return Reply(204)
 
 
 @route("PATCH", "/repos/{owner}/{repo}/git/refs/{ref}")

@@ -40,7 +40,12 @@ from tests.fakegithub.shapes import Shapes
 
 API_PREFIX = "/api/v3"
 TOKEN_LIFETIME = 3600
-JWT_ROUTES = ("/app", "/app/installations", "/app/installations/{installation_id}")
+JWT_ROUTES = (
+    "/app",
+    "/app/installations",
+    "/app/installations/{installation_id}",
+    "/repos/{owner}/{repo}/installation",
+)
 TOKEN_ROUTE = "/app/installations/{installation_id}/access_tokens"
 
 
@@ -143,6 +148,8 @@ class FakeGitHub:
         # seconds later (dbt-labs/actions#107, Codex-/return-dispatch#183), while
         # GET .../runs/{id} finds it at once. 0: listed at once.
         self.run_visible_after = 0.0
+        # Seconds after its upload before an artifact is listed (routes_actions).
+        self.artifact_listing_delay = 0.0
         self.webhooks = Webhooks(self, webhook_url, webhook_secret)
         self._server: Any = None
         self._thread: threading.Thread | None = None
@@ -443,6 +450,12 @@ class FakeGitHub:
 
         routes_actions.upload_artifact(self, run_id, name, routes_actions.zip_files(files))
 
+    def expire_artifacts(self, run_id: int) -> None:
+        """The run's artifacts pass retention (`expired: true`, download 410)."""
+        from tests.fakegithub import routes_actions
+
+        routes_actions.expire_artifacts(self, run_id)
+
     def complete_run(self, run_id: int, conclusion: str = "success") -> None:
         from tests.fakegithub import routes_actions
 
@@ -583,7 +596,10 @@ class FakeGitHub:
             routes_protection,
             routes_pulls,
         )
+        from tests.fakegithub.paging import by_id
 
+        # The `Link` header's form: GitHub names pages by repository id (paging.py).
+        path = by_id(self, path)
         method = request.method.upper()
         query = {
             k: v[0] if len(v) == 1 else v

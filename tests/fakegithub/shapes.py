@@ -14,6 +14,9 @@ from tests.fakegithub import state as s
 if TYPE_CHECKING:
     from tests.fakegithub.server import FakeGitHub
 
+# "Get repository content" returns a file's content in the object form up to 1 MB.
+CONTENT_LIMIT = 1024 * 1024
+
 
 def iso(ts: float | None) -> str | None:
     if ts is None:
@@ -140,7 +143,10 @@ class Shapes:
         data = self.example(
             "repository-collaborator-permission-response-if-user-has-admin-permissions"
         )
-        permission = {"admin": "admin", "maintain": "write", "write": "write"}.get(role, role)
+        # "`maintain` is mapped to `write` and `triage` to `read`" in `permission`;
+        # `role_name` names the role itself
+        # (https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user).
+        permission = {"maintain": "write", "triage": "read"}.get(role, role)
         data.update(permission=permission, role_name=role)
         data["user"] = {**self.user(login), "permissions": _permission_flags(role)}
         data["user"]["role_name"] = role
@@ -253,6 +259,13 @@ class Shapes:
             download_url=None,
         )
         data["_links"] = {"self": data["url"], "git": None, "html": data["html_url"]}
+        if len(blob) > CONTENT_LIMIT:
+            # Over 1 MB the object form carries no content: `encoding: "none"`
+            # and an empty `content`; only the raw media type returns the bytes
+            # (https://docs.github.com/rest/repos/contents#get-repository-content,
+            # https://github.blog/changelog/2022-05-03-increased-file-size-limit-when-retrieving-file-contents-via-rest-api,
+            # reported in https://github.com/palantir/go-githubapp/issues/227).
+            data.update(encoding="none", content="")
         return data
 
     def workflow(self, repo: s.Repository, file_name: str, name: str) -> dict[str, Any]:
@@ -360,7 +373,7 @@ class Shapes:
             size_in_bytes=len(artifact.data),
             url=api,
             archive_download_url=f"{api}/zip",
-            expired=False,
+            expired=artifact.expired,
             digest=None,
             created_at=iso(artifact.created_at),
             updated_at=iso(artifact.created_at),

@@ -117,6 +117,7 @@ class Artifact:
     name: str
     data: bytes
     created_at: float
+    expired: bool = False  # past retention: listed `expired: true`, download 410
 
 
 @dataclass

@@ -49,6 +49,8 @@ def drive_every_port(
     client.check_states.check_states(head)
     client.protection.required_contexts("main")
     client.pulls.merge_pull(pull.number, head)
+    client.refs.create_branch("live-check", sha)
+    client.refs.delete_branch("live-check")
 
 
 def routes_sent(fake: FakeGitHub) -> set[tuple[str, str]]:

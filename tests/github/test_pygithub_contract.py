@@ -27,6 +27,7 @@ CONTRACT = {
     "get ref": ("GET", R + "/git/ref/{ref}"),
     "create ref": ("POST", R + "/git/refs"),
     "move ref": ("PATCH", R + "/git/refs/{ref}"),
+    "delete ref": ("DELETE", R + "/git/refs/{ref}"),
     "create check run": ("POST", R + "/check-runs"),
     "update check run": ("PATCH", R + "/check-runs/{check_run_id}"),
     "check runs for ref": ("GET", R + "/commits/{ref}/check-runs"),

@@ -235,3 +235,40 @@ def test_a_delivery_signed_with_another_secret_is_refused_by_odw(
     (delivery,) = [d for d in fake.webhooks.deliveries if d.event == "issue_comment"]
     assert delivery.status == 401
     assert store.inbox.get(delivery.id) is None
+
+
+def test_a_late_delivery_reaches_odw_after_the_next_of_its_event(
+    client: RepositoryClient,
+    fake: FakeGitHub,
+    repo: Repository,
+    odw: tuple[str, Store],
+) -> None:
+    """GitHub does not promise order: `completed` can arrive before `in_progress`
+    (tests/fakegithub/README.md). Both are accepted, in the order they came."""
+    url, store = odw
+    fake.webhooks.url, fake.webhooks.secret = url, SECRET
+    fake.webhooks.deliver_late("workflow_run", "in_progress")
+    fake.webhooks.deliver_late("workflow_job", "in_progress")
+    inputs = {"stage": "plan", "task": "1.1", "token": "t"}
+    run = client.dispatch.dispatch("odw-stage.yml", "main", inputs)
+    fake.start_run(run.run_id)
+    fake.complete_run(run.run_id)
+    fake.webhooks.flush()
+    arrived = [
+        (d.event, d.action) for d in fake.webhooks.delivered if d.event.startswith("workflow")
+    ]
+    assert arrived == [
+        ("workflow_run", "requested"),
+        ("workflow_job", "completed"),
+        ("workflow_job", "in_progress"),
+        ("workflow_run", "completed"),
+        ("workflow_run", "in_progress"),
+    ]
+    assert all(d.status == 202 for d in fake.webhooks.delivered if d.event.startswith("workflow"))
+    happened = [(d.event, d.action) for d in fake.webhooks.deliveries if d.event == "workflow_run"]
+    assert happened == [
+        ("workflow_run", "requested"),
+        ("workflow_run", "in_progress"),
+        ("workflow_run", "completed"),
+    ]
+    assert store.inbox.get(fake.webhooks.delivered[-1].id) is not None

@@ -25,7 +25,7 @@ from app.apphost.step import Step
 from app.core.inputs import StageFinished
 from app.core.judging import Fault
 from app.core.verdict import Verdict
-from app.github.errors import GitHubError, NotFound, UnsafeArtifact
+from app.github.errors import ArtifactExpired, GitHubError, NotFound, UnsafeArtifact
 from app.github.protocols import Artifacts, WorkflowRun
 from app.store.outbox import Effect as Entry
 
@@ -171,17 +171,22 @@ class IngestPerformer:
         if run.conclusion == "cancelled":
             return infra("cancelled before it reported a verdict")
         try:
-            artifacts = [a for a in client.artifacts.list_artifacts(run.id) if a.name == ARTIFACT]
+            # A just-completed run may list no artifact yet: read again, briefly.
+            artifact = client.artifacts.find_artifact(run.id, ARTIFACT)
         except NotFound:
             return infra("vanished")
-        if not artifacts or artifacts[0].expired:
+        if artifact is None:
             return infra(f"concluded {run.conclusion} without a {ARTIFACT} artifact")
+        if artifact.expired:
+            return infra(f"its {ARTIFACT} artifact expired before ODW read it")
         dest = attempt_dir(self.context.run_dir(run_id), task, stage, attempt, lane)
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir(parents=True)
         try:
-            client.artifacts.download_artifact(artifacts[0], dest, MAX_ARTIFACT_BYTES)
+            client.artifacts.download_artifact(artifact, dest, MAX_ARTIFACT_BYTES)
             verdict = Verdict.model_validate_json((dest / "verdict.json").read_text("utf-8"))
+        except ArtifactExpired:
+            return infra(f"its {ARTIFACT} artifact expired before ODW read it")
         except UnsafeArtifact as exc:
             log.warning("workflow run %s: its %s artifact is refused: %s", run.id, ARTIFACT, exc)
             return infra(f"the {ARTIFACT} artifact was refused: {exc.reason}")

@@ -33,7 +33,8 @@ from app.core.repo_config import CONFIG_PATH, ConfigProblem, read_repo_config
 from app.core.roadmap_edit import TickError, is_ticked, tick
 from app.core.roadmap_parse import parse_roadmap
 from app.github.client import RepositoryClient
-from app.github.protocols import CheckRunFields
+from app.github.errors import FileTooLarge
+from app.github.protocols import CheckRunFields, Contents
 
 log = logging.getLogger("odw.apphost")
 
@@ -69,9 +70,10 @@ class StartPerformer:
         sha = start.sha or client.contents.branch_sha(key.base)
         if sha is None:
             return {"skipped": f"{key.repository} has no branch {key.base}"}
-        config_file = client.contents.file_at(CONFIG_PATH, sha)
-        roadmap_text = _text(client.contents.file_at(ROADMAP_PATH, sha))
+        config_file: bytes | None = None
         try:
+            config_file = _file(client.contents, CONFIG_PATH, sha)
+            roadmap_text = _text(_file(client.contents, ROADMAP_PATH, sha))
             settings = parse_settings(config_file, roadmap_text)
         except ConfigProblem as p:
             if start.only_if_auto and p.path != CONFIG_PATH and not _auto(config_file):
@@ -152,6 +154,15 @@ def _config_refused(client: RepositoryClient, sha: str, p: ConfigProblem) -> Non
             external_id=f"config:{sha}",
         ),
     )
+
+
+def _file(contents: Contents, path: str, sha: str) -> bytes | None:
+    """The file at `sha`; one GitHub will not hand over inline (over 1 MB) is a
+    problem of that file, said on the config check."""
+    try:
+        return contents.file_at(path, sha)
+    except FileTooLarge as exc:
+        raise ConfigProblem(path, "", None, exc.reason) from None
 
 
 def _text(data: bytes | None) -> str | None:
