@@ -88,7 +88,7 @@ run: $(STAMP)
 # `make demo`: the fake GitHub, the service and a local "Actions" running a small
 # roadmap end to end with the scripted agent, printed as text (tests/apphost/demo.py).
 demo: $(STAMP) oracles
-	$(PY) -m tests.apphost.demo
+	$(PY) -m tests.apphost.demo $(ARGS)
 
 # `make live-check`: a short end-to-end check of a real GitHub App (branch,
 # 65,535-byte check run, pull request and comment, stage dispatch, artifact,

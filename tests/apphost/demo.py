@@ -4,31 +4,36 @@ Starts the fake GitHub, the real service (`odw serve`, SQLite) and a local
 "Actions" that runs each dispatched stage with the real runner (`odw stage`)
 and the scripted example agent; installs the App on `octo/demo` with a small
 roadmap, asks for a run (`odw app run octo/demo`, as an operator would), and
-prints what GitHub shows as it happens and at the end: the run's check table,
-each pull request with its status comment, each task's check run, and the
-squash commits on the base. `--keep DIR` keeps everything under DIR.
+prints what GitHub shows as it happens and at the end: the run's check, each
+pull request with its comments, each task's check run, and the squash commits
+on the base. The options make it a rehearsal of a maintainer's own scenario
+(their roadmap, `.github/odw.yml`, files such as a `Makefile`, an agent script,
+comments typed on the pull request); `demo_scenario.py` reads them.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
 import textwrap
 import time
 from pathlib import Path
+from typing import Any, NoReturn
 
-from tests.apphost.harness import (
-    AGENT,
-    ODW_YML,
-    REPO,
-    Service,
-    app_env,
-    sample_files,
-    wait_until,
+from tests.apphost.demo_scenario import (
+    Comment,
+    Scenario,
+    ScenarioError,
+    config_text,
+    scenario_from,
+    target_task,
 )
+from tests.apphost.harness import AGENT, REPO, Service, app_env, wait_until
 from tests.fakegithub import FakeGitHub
+from tests.fakegithub import state as s
 from tests.fakegithub.actions_runner import LocalActions
 from tests.fakegithub.oracles import REST_OPENAPI
 
@@ -43,6 +48,7 @@ ROADMAP = """\
   - Requires 1.1.
 - [ ] 1.3. Add a changelog
 """
+QUIET_SECONDS = 1.5  # no REST request for this long, nothing queued: the run went quiet
 
 
 def say(text: str = "") -> None:
@@ -54,31 +60,79 @@ def block(title: str, body: str) -> None:
     say(textwrap.indent(body.strip(), "  "))
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise ScenarioError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="make demo", description=(__doc__ or "").splitlines()[0])
+    add = parser.add_argument
+    add("--roadmap", type=Path, metavar="FILE", help="the roadmap (docs/roadmap.md)")
+    add("--config", type=Path, metavar="FILE", help="the repository's .github/odw.yml")
+    add("--files", type=Path, metavar="DIR", help="more files for the repository (a Makefile...)")
+    add("--agent-script", type=Path, metavar="FILE", help="the scripted agent's script (JSON)")
+    add(
+        "--comment",
+        action="append",
+        default=[],
+        metavar="LOGIN:PERMISSION:TEXT",
+        help="posted in order on the first failed task's pull request (else the first "
+        "task's), each once the run is quiet; LOGIN becomes a collaborator with "
+        "PERMISSION (read, triage, write, maintain, admin); \\n in TEXT is a new line",
+    )
+    add("--request-log", type=Path, metavar="FILE", help="write each REST request as JSON lines")
+    add("--keep", type=Path, metavar="DIR", help="keep the fake's repositories and the DB here")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="make demo", description=__doc__.splitlines()[0])
-    parser.add_argument("--keep", type=Path, help="keep the fake's repositories and the DB here")
-    args = parser.parse_args(argv)
-    if not REST_OPENAPI.is_file():
-        say("make demo: GitHub's OpenAPI description is missing: run `make oracles` (needs npm)")
+    try:
+        scenario = scenario_from(_parser().parse_args(argv), ROADMAP)
+    except ScenarioError as exc:
+        print(f"make demo: {exc}", file=sys.stderr)
         return 2
-    root = args.keep or Path(tempfile.mkdtemp(prefix="odw-demo-"))
+    if not REST_OPENAPI.is_file():
+        print(
+            "make demo: GitHub's OpenAPI description is missing: run `make oracles` (needs npm)",
+            file=sys.stderr,
+        )
+        return 2
+    root = scenario.keep or Path(tempfile.mkdtemp(prefix="odw-demo-"))
     root.mkdir(parents=True, exist_ok=True)
+    if scenario.request_log is not None:
+        scenario.request_log.write_text("")
+        # The fake appends each request it answers there (tests/fakegithub/server.py).
+        os.environ["ODW_FAKE_GITHUB_REQUEST_LOG"] = str(scenario.request_log)
+    try:
+        return _rehearse(scenario, root)
+    finally:
+        if scenario.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _rehearse(scenario: Scenario, root: Path) -> int:
     fake = FakeGitHub(root / "github").start()
     data = root / "service"
     data.mkdir(exist_ok=True)
     env = app_env(fake, root, ODW_LOG_LEVEL="WARNING")
     service = Service(fake, data, env)
-    actions = LocalActions(fake, root / "actions", AGENT)
+    agent_env = {"SCRIPTED_AGENT_STATE": str(root / "agent-state")}
+    if scenario.agent_script is not None:
+        agent_env["SCRIPTED_AGENT_SCRIPT"] = str(scenario.agent_script)
+    actions = LocalActions(fake, root / "actions", AGENT, env=agent_env)
     try:
         say(f"fake GitHub:   {fake.api_url} (REST), {fake.host_url} (git)")
         service.start()
         say(f"ODW service:   {service.url} (odw serve, SQLite in {data})")
         actions.start()
-        say("local Actions: runs `odw stage` with examples/agents/scripted_agent.py")
-        fake.create_repository(REPO, sample_files(ROADMAP, ODW_YML))
+        script = f", script {scenario.agent_script}" if scenario.agent_script else ""
+        say(f"local Actions: runs `odw stage` with examples/agents/scripted_agent.py{script}")
+        fake.create_repository(REPO, scenario.files)
         fake.install("octo", [REPO])
-        say(f"installed the App on {REPO}; roadmap:\n")
-        say(textwrap.indent(ROADMAP, "    "))
+        say(f"installed the App on {REPO}: {len(scenario.files)} files, gates "
+            f"{config_text(scenario.files)}; roadmap:\n")  # fmt: skip
+        say(textwrap.indent(scenario.roadmap, "    "))
         store = service.store()
         wait_until(
             "the installation", lambda: store.installations.installation_for_repository(REPO)
@@ -86,64 +140,130 @@ def main(argv: list[str] | None = None) -> int:
         store.close()
         say(f"$ odw app run {REPO}")
         say("  " + service.run_app().strip())
-        _follow(service)
-        _report(fake, service)
+        quiet = _follow(fake, service, {})
+        shown = _report(fake, {})
+        for comment in scenario.comments:
+            if not quiet:
+                break
+            quiet = _post(fake, service, comment)
+            shown = _report(fake, shown)
+        _closing(fake, scenario)
+        return 0 if quiet else 1
     finally:
         actions.stop()
         service.stop()
         fake.stop()
-        if args.keep is None:
-            shutil.rmtree(root, ignore_errors=True)
-    return 0
 
 
-def _follow(service: Service, timeout: float = 600) -> None:
-    """Print each task's status as it changes, until the run finishes."""
-    seen: dict[str, str] = {}
+def _post(fake: FakeGitHub, service: Service, comment: Comment) -> bool:
+    """`comment` on the target task's pull request, its author a collaborator; then
+    follow the run until it is quiet again."""
+    runs = service.runs()
+    results = list(((runs[0].get("result") or {}) if runs else {}).get("results", []))
+    task = target_task(results)
+    pull = _pull_of(fake, task) if task else None
+    if pull is None:
+        say(f"\n(no pull request for task {task} to comment on; skipped: {comment.text!r})")
+        return True
+    fake.add_collaborator(REPO, comment.login, comment.permission)
+    say(f"\n$ {comment.login} ({comment.permission}) comments on PR #{pull.number} ({task}):")
+    say(textwrap.indent(comment.text, "    "))
+    fake.comment_as(comment.login, REPO, pull.number, comment.text)
+    return _follow(fake, service, _statuses(runs))
+
+
+def _pull_of(fake: FakeGitHub, task: str) -> s.PullRequest | None:
+    """The pull request whose status comment is the task's (`<!-- odw:status v1 task=ID -->`)."""
+    marker = f" task={task} -->"
+    numbers = sorted(
+        c.number for c in fake.comments.values() if c.body.startswith("<!-- odw:status") and
+        marker in c.body.splitlines()[0]
+    )  # fmt: skip
+    return fake.pulls.get((REPO, numbers[0])) if numbers else None
+
+
+def _statuses(runs: list[dict[str, Any]]) -> dict[str, str]:
+    result = (runs[0].get("result") or {}) if runs else {}
+    return {
+        t["id"]: t["status"] + (f" ({t['stage']})" if t["status"] == "running" else "")
+        for t in result.get("results", [])
+    }
+
+
+def _follow(fake: FakeGitHub, service: Service, seen: dict[str, str], timeout: float = 600) -> bool:
+    """Print each task's status as it changes, until the run is quiet: every
+    webhook handled, nothing left to do or running on Actions, and no REST
+    request for `QUIET_SECONDS`. False when it never went quiet."""
     deadline = time.monotonic() + timeout
+    last, since = -1, time.monotonic()
     while time.monotonic() < deadline:
         runs = service.runs()
-        if runs:
-            result = runs[0].get("result") or {}
-            for t in result.get("results", []):
-                now = f"{t['status']}" + (f" ({t['stage']})" if t["status"] == "running" else "")
-                if seen.get(t["id"]) != now:
-                    seen[t["id"]] = now
-                    say(f"  task {t['id']:<5} {now}")
-            if runs[0]["status"] == "finished":
-                time.sleep(1.5)  # the last views (PRs closed, checks concluded)
-                return
-        time.sleep(0.5)
-    say("the run did not finish in time")
+        for task, now in _statuses(runs).items():
+            if seen.get(task) != now:
+                seen[task] = now
+                say(f"  task {task:<5} {now}")
+        count = len(fake.requests)
+        if count != last:
+            last, since = count, time.monotonic()
+        busy = any(r.status != "completed" for r in fake.runs.values())
+        if runs and not busy and time.monotonic() - since >= QUIET_SECONDS and service.settled():
+            return True
+        time.sleep(0.3)
+    say("the run did not go quiet in time")
+    return False
 
 
-def _report(fake: FakeGitHub, service: Service) -> None:
-    repo = fake.repos[REPO]
+def _views(fake: FakeGitHub) -> dict[str, tuple[str, str]]:
+    """What a maintainer sees on GitHub, by place: heading and text of each."""
+    views: dict[str, tuple[str, str]] = {}
     checks = sorted(fake.check_runs.values(), key=lambda c: c.id)
-    run_check = [c for c in checks if c.name == "ODW · run"]
-    if run_check:
-        c = run_check[-1]
-        block(
-            f"check run `{c.name}` on main: {c.conclusion}",
-            f"{c.output.get('title', '')}\n\n{c.output.get('summary', '')}",
-        )
+    latest: dict[str, s.CheckRun] = {c.name: c for c in checks}  # the newest of each name
+    for name in sorted(latest, key=lambda n: (n != "ODW · run", latest[n].id)):
+        c = latest[name]
+        state = c.conclusion or c.status
+        text = f"{c.output.get('title', '')}\n\n{c.output.get('summary', '')}".strip()
+        views[f"check {name}"] = (f"check run `{name}`: {state}", text)
+    comments = sorted(fake.comments.values(), key=lambda c: c.id)
     for pull in sorted(fake.pulls.values(), key=lambda p: p.number):
-        comments = [c for c in fake.comments.values() if c.number == pull.number]
-        state = "merged" if pull.merged else pull.state
-        body = "\n\n".join(f"(edited {c.edits}x)\n{c.body}" for c in comments)
-        block(f"PR #{pull.number} {pull.title} [{state}]", body or "(no comment)")
-    latest: dict[str, object] = {}
-    for c in checks:
-        if c.name != "ODW · run":
-            latest[c.name] = c
-    for name, c in latest.items():
-        block(f"check run `{name}`: {c.conclusion}", c.output.get("title", ""))  # type: ignore[attr-defined]
+        state = "merged" if pull.merged else pull.state + (" draft" if pull.draft else "")
+        parts = [_comment_text(c) for c in comments if c.number == pull.number]
+        views[f"pr {pull.number}"] = (
+            f"PR #{pull.number} {pull.title} [{state}]",
+            "\n\n".join(parts) or "(no comment)",
+        )
+    return views
+
+
+def _comment_text(c: s.Comment) -> str:
+    edited = f", edited {c.edits}x" if c.edits else ""
+    reactions = ", ".join(content for _, content in c.reactions)
+    seen = f"\n  reactions: {reactions}" if reactions else ""
+    return f"@{c.user}{edited}:{seen}\n{c.body}"
+
+
+def _report(fake: FakeGitHub, shown: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Print each view that changed since `shown` (all of them the first time)."""
+    views = _views(fake)
+    changed = [k for k, v in views.items() if shown.get(k) != v]
+    if shown and not changed:
+        say("  (nothing changed on GitHub)")
+    for key in changed:
+        block(*views[key])
+    return views
+
+
+def _closing(fake: FakeGitHub, scenario: Scenario) -> None:
+    repo = fake.repos[REPO]
     log = repo.git.git("log", "--format=%h %s", "refs/heads/main")
     block("git log main (one squash commit per task)", log)
     roadmap = (repo.git.show("refs/heads/main", "docs/roadmap.md") or b"").decode()
     block("docs/roadmap.md on main", roadmap)
     say(f"\n{len(fake.requests)} REST requests to the fake, none outside GitHub's OpenAPI: "
         f"{'yes' if not fake.violations else 'NO: ' + '; '.join(fake.violations[:3])}")  # fmt: skip
+    if scenario.request_log is not None:
+        say(f"request log (JSON lines): {scenario.request_log}")
+    if scenario.keep is not None:
+        say(f"kept: {scenario.keep} (github/ repositories, service/ database and log)")
 
 
 if __name__ == "__main__":
