@@ -267,4 +267,11 @@ def _closing(fake: FakeGitHub, scenario: Scenario) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # the services are stopped on the way out
+        print("\nmake demo: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except BrokenPipeError:  # `make demo | head`: the reader left
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
