@@ -163,7 +163,8 @@ def _post(fake: FakeGitHub, service: Service, comment: Comment) -> bool:
     task = target_task(results)
     pull = _pull_of(fake, task) if task else None
     if pull is None:
-        say(f"\n(no pull request for task {task} to comment on; skipped: {comment.text!r})")
+        where = f"task {task} has no pull request" if task else "the run has no task"
+        say(f"\n({where} to comment on; skipped {comment.login}'s {comment.text!r})")
         return True
     fake.add_collaborator(REPO, comment.login, comment.permission)
     say(f"\n$ {comment.login} ({comment.permission}) comments on PR #{pull.number} ({task}):")
@@ -173,12 +174,13 @@ def _post(fake: FakeGitHub, service: Service, comment: Comment) -> bool:
 
 
 def _pull_of(fake: FakeGitHub, task: str) -> s.PullRequest | None:
-    """The pull request whose status comment is the task's (`<!-- odw:status v1 task=ID -->`)."""
+    """The task's pull request: the one whose status comment is the task's
+    (`<!-- odw:status v1 task=ID -->`), else the one titled `ODW ID: ...`."""
     marker = f" task={task} -->"
-    numbers = sorted(
-        c.number for c in fake.comments.values() if c.body.startswith("<!-- odw:status") and
-        marker in c.body.splitlines()[0]
-    )  # fmt: skip
+    statuses = [c for c in list(fake.comments.values()) if c.body.startswith("<!-- odw:status")]
+    numbers = sorted(c.number for c in statuses if marker in c.body.splitlines()[0])
+    titled = [p for p in list(fake.pulls.values()) if p.title.startswith(f"ODW {task}:")]
+    numbers = numbers or sorted(p.number for p in titled)
     return fake.pulls.get((REPO, numbers[0])) if numbers else None
 
 
@@ -205,8 +207,8 @@ def _follow(fake: FakeGitHub, service: Service, seen: dict[str, str], timeout: f
         count = len(fake.requests)
         if count != last:
             last, since = count, time.monotonic()
-        busy = any(r.status != "completed" for r in fake.runs.values())
-        if runs and not busy and time.monotonic() - since >= QUIET_SECONDS and service.settled():
+        busy = any(r.status != "completed" for r in list(fake.runs.values()))
+        if not busy and time.monotonic() - since >= QUIET_SECONDS and service.settled():
             return True
         time.sleep(0.3)
     say("the run did not go quiet in time")
@@ -214,7 +216,8 @@ def _follow(fake: FakeGitHub, service: Service, seen: dict[str, str], timeout: f
 
 
 def _views(fake: FakeGitHub) -> dict[str, tuple[str, str]]:
-    """What a maintainer sees on GitHub, by place: heading and text of each."""
+    """What a maintainer sees on GitHub, by place: heading and text of each.
+    (Each dict is copied in one step: the fake's threads add to them meanwhile.)"""
     views: dict[str, tuple[str, str]] = {}
     checks = sorted(fake.check_runs.values(), key=lambda c: c.id)
     latest: dict[str, s.CheckRun] = {c.name: c for c in checks}  # the newest of each name
