@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import textwrap
@@ -98,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    # `timeout`, `kill`: stop the service and the fake on the way out, as Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     root = scenario.keep or Path(tempfile.mkdtemp(prefix="odw-demo-"))
     root.mkdir(parents=True, exist_ok=True)
     if scenario.request_log is not None:
