@@ -104,7 +104,6 @@ def main(argv: list[str] | None = None) -> int:
     root = scenario.keep or Path(tempfile.mkdtemp(prefix="odw-demo-"))
     root.mkdir(parents=True, exist_ok=True)
     if scenario.request_log is not None:
-        scenario.request_log.write_text("")
         # The fake appends each request it answers there (tests/fakegithub/server.py).
         os.environ["ODW_FAKE_GITHUB_REQUEST_LOG"] = str(scenario.request_log)
     try:

@@ -98,10 +98,13 @@ def scenario_from(args: argparse.Namespace, default_roadmap: str) -> Scenario:
         files[".github/odw.yml"] = _read("--config", args.config)
     if args.agent_script is not None:
         _check_agent_script(_read("--agent-script", args.agent_script), args.agent_script)
-    if args.request_log is not None and not args.request_log.parent.is_dir():
-        raise ScenarioError(f"--request-log {args.request_log}: its directory does not exist")
-    if args.keep is not None and args.keep.exists() and not args.keep.is_dir():
-        raise ScenarioError(f"--keep {args.keep}: exists and is not a directory")
+    if args.request_log is not None:
+        _start_log(args.request_log)
+    if args.keep is not None and args.keep.exists():
+        if not args.keep.is_dir():
+            raise ScenarioError(f"--keep {args.keep}: exists and is not a directory")
+        if any(args.keep.iterdir()):
+            raise ScenarioError(f"--keep {args.keep}: not empty (an earlier rehearsal?)")
     return Scenario(
         roadmap=roadmap,
         files=files,
@@ -110,6 +113,16 @@ def scenario_from(args: argparse.Namespace, default_roadmap: str) -> Scenario:
         request_log=args.request_log.resolve() if args.request_log else None,
         keep=args.keep,
     )
+
+
+def _start_log(path: Path) -> None:
+    """An empty request log, so it holds this rehearsal's requests only."""
+    if not path.parent.is_dir():
+        raise ScenarioError(f"--request-log {path}: its directory does not exist")
+    try:
+        path.write_text("")
+    except OSError as exc:
+        raise ScenarioError(f"--request-log {path}: cannot write it: {exc.strerror}") from None
 
 
 def _check_agent_script(text: str, path: Path) -> None:

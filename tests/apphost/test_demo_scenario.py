@@ -185,6 +185,7 @@ def test_agent_script_makes_the_chosen_stage_fail(tmp_path: Path) -> None:
         (["--comment", "maintainer:write:  "], "the comment's text is empty"),
         (["--request-log", "{tmp}/no/dir/log.jsonl"], "its directory does not exist"),
         (["--keep", "{tmp}/bad.json"], "exists and is not a directory"),
+        (["--keep", "{tmp}"], "not empty (an earlier rehearsal?)"),
         (["--frobnicate"], "unrecognized arguments: --frobnicate"),
     ],
     ids=[
@@ -200,6 +201,7 @@ def test_agent_script_makes_the_chosen_stage_fail(tmp_path: Path) -> None:
         "comment-empty",
         "request-log-no-dir",
         "keep-is-a-file",
+        "keep-not-empty",
         "unknown-option",
     ],
 )
