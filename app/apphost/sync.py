@@ -21,7 +21,7 @@ from app.apphost import pr_landing, views
 from app.apphost.adapters import attempt_dir
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
-from app.github.errors import NotFound, Unprocessable
+from app.github.errors import Forbidden, NotFound, Unprocessable
 from app.github.protocols import CheckRunFields, Checks, Comments, Pulls
 from app.store import Store
 
@@ -56,6 +56,9 @@ class ViewSync:
     # created without saving is looked up first (check by external id, comment
     # by marker), so nothing is created twice.
     again: bool = False
+    # Who a notice mentions when a person must act (`odw.yml`'s `notify`, else
+    # who started the run); nobody: the notice is still posted, mentioning no one.
+    mention: tuple[str, ...] = ()
 
     def sync(self, s: RunState) -> None:
         handles = self.store.projections.tasks(self.run_id)
@@ -71,6 +74,7 @@ class ViewSync:
             links = self._links(handles)
             self._assessment(s, t, h)
             self._comment(s, t, h, links, latest)
+            self._notice(s, t, h, links, latest)
             self._close(t, h)
         run = handles.setdefault(RUN, {})
         self._check(run, "run", views.run_check(s, self._links(handles)), self.base_sha)
@@ -249,6 +253,45 @@ class ViewSync:
         else:
             h["comment"] = comments.create_comment(number, body).id
         h["commentDigest"] = digest
+        self._save(t.id, h)
+
+    def _notice(
+        self,
+        s: RunState,
+        t: TaskState,
+        h: dict[str, Any],
+        links: views.Links,
+        latest: Verdict | None,
+    ) -> None:
+        """One new comment per stop that needs a person (a status comment's edit
+        notifies nobody), posted once: its key is saved with the task's handles,
+        and a sync taken over after a crash finds it by its marker first. The
+        earlier notices on the pull request are then hidden as outdated."""
+        key = views.notice_key(t)
+        if key is None or not h.get("pull") or h.get("noticeKey") == key:
+            return
+        number, comments = int(h["pull"]), self.client.comments
+        marker = views.notice_marker(t.id, key)
+        found = comments.find_marked_comment(number, marker, self.bot_login) if self.again else None
+        if found is None:
+            body = views.notice_comment(s, t, links, latest, self.mention)
+            found = comments.create_comment(number, body)
+            log.info(
+                "notified %s on pull request #%s: task %s %s",
+                ", ".join(self.mention) or "nobody (no one to mention)",
+                number,
+                t.id,
+                key,
+            )
+        older = [n for n in h.get("notices") or [] if n and n != found.node_id]
+        h["noticeKey"], h["notices"] = key, [*older, found.node_id]
+        self._save(t.id, h)
+        for node_id in older:
+            try:
+                comments.minimize_comment(node_id)
+            except (NotFound, Forbidden, Unprocessable) as exc:  # deleted, or not ours to hide
+                log.info("could not hide an outdated notice on #%s: %s", number, exc)
+        h["notices"] = [found.node_id]
         self._save(t.id, h)
 
     def _close(self, t: TaskState, h: dict[str, Any]) -> None:

@@ -35,6 +35,7 @@ from app.core.sanitize import (
     truncate,
 )
 from app.core.state import RunState, TaskState
+from app.core.titles import stopped_title
 from app.core.verdict import Verdict
 from app.github.protocols import CheckAction
 
@@ -43,6 +44,7 @@ TAIL_LIMIT = 4_000
 RUN_CHECK = "ODW · run"
 CONFIG_CHECK = "ODW · config"
 MARKER = "<!-- odw:status v1 task={task} -->"
+NOTICE_MARKER = "<!-- odw:notice v1 task={task} key={key} -->"
 
 
 def untrusted(text: str | None, limit: int | None = None) -> str:
@@ -226,6 +228,11 @@ def _tails(latest: Verdict | None) -> str | None:
     return "\n\n".join(parts) if parts else None
 
 
+def task_title(v: TaskView, latest: Verdict | None) -> str:
+    """A stopped task's verdict, cause and command; else what it does now, or its landing."""
+    return stopped_title(v, latest) if v.moves else v.head
+
+
 def next_moves(v: TaskView) -> list[str]:
     """The operator's next moves for a task that stopped, as `/odw` commands."""
     i = untrusted(v.id, 60)
@@ -234,10 +241,8 @@ def next_moves(v: TaskView) -> list[str]:
 
 def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) -> CheckView:
     v = task_view(s, t)
-    head = untrusted(v.head)
+    head = untrusted(task_title(v, latest))
     moves = next_moves(v)
-    if moves:
-        head += f"; /odw retry {v.id}"
     job = links.jobs.get(v.id)
     lines = [
         f"**{cell(v.id)}** {untrusted(v.title, 200)} · branch {code(v.branch, 100)}"
@@ -375,6 +380,49 @@ def status_comment(
     moves = next_moves(v)
     if moves:
         lines += ["", "**Next moves:**", *(f"- {m}" for m in moves)]
+    return "\n".join(lines)
+
+
+def notice_marker(task_id: str, key: str) -> str:
+    safe = untrusted(task_id, 100).replace("-->", "")
+    return NOTICE_MARKER.format(task=safe, key=untrusted(key, 100).replace("-->", ""))
+
+
+def notice_key(t: TaskState) -> str | None:
+    """Which stop of the task a notice is about (None: nobody needs to act).
+
+    Due once the task stopped and nothing more runs for it on its own (its
+    assessment and salvage are recorded); every new stop has run at least one
+    more attempt, so the key moves with each and stays put across syncs.
+    """
+    if t.status not in ("failed", "infra-fault", "deferred") or t.awaiting is not None:
+        return None
+    return f"{t.status}/{t.stage or '-'}/{sum(t.attempts.values())}"
+
+
+def notice_comment(
+    s: RunState, t: TaskState, links: Links, latest: Verdict | None, mention: tuple[str, ...]
+) -> str:
+    """The short new comment that notifies `mention` when a person must act on a task:
+    what failed in one line, and the exact command (edits notify nobody)."""
+    v = task_view(s, t)
+    key = notice_key(t) or ""
+    who = " ".join(f"@{login}" for login in mention)
+    lines = [
+        notice_marker(t.id, key),
+        (f"{who} " if who else "") + f"**ODW · {cell(t.id)}** {cell(task_title(v, latest), 300)}",
+    ]
+    if v.moves:
+        first = v.moves[0]
+        lines += ["", f"To go on: `/odw {first.move} {untrusted(v.id, 60)}{first.usage}` — "
+                  f"{cell(first.says)}."]  # fmt: skip
+    check = links.checks.get(t.id)
+    refs = [f"[check run]({check})"] if check else []
+    job = links.jobs.get(t.id)
+    if job:
+        refs.append(f"[Actions run]({job})")
+    refs.append("the status comment above has the details and the other moves")
+    lines += ["", " · ".join(refs)]
     return "\n".join(lines)
 
 
