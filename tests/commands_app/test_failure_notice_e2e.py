@@ -121,3 +121,16 @@ def test_a_gate_that_fails_twice_notifies_the_starter_with_a_title_that_says_wha
     assert notice.minimized is None
     # It is posted once: later syncs (views after every step) leave it alone.
     assert sum(1 for c in fake.comments.values() if c.body.startswith("<!-- odw:notice")) == 1
+
+    # The maintainer types the command; the gate fails the same way again: a
+    # second notice, and the first is hidden as outdated, not deleted.
+    fake.comment_as("maintainer", REPO, pull.number, typed)
+    try:
+        wait_until("a second notice", lambda: len(notices(fake, pull.number)) == 2, timeout=240)
+        wait_until("the first hidden", lambda: notices(fake, pull.number)[0].minimized is not None)
+    except AssertionError as e:
+        raise AssertionError(f"{e}\n{explain(service, actions)}") from None
+    first, newest = notices(fake, pull.number)
+    assert first.id == notice.id and first.minimized == "outdated"
+    assert newest.minimized is None and newest.body.splitlines()[1].startswith("@maintainer ")
+    assert sum(1 for r in fake.requests if r["path"] == "/graphql") == 1
