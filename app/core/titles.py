@@ -37,6 +37,17 @@ def cut(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
+def cut_middle(text: str, limit: int) -> str:
+    """One line of at most `limit` characters, cut in the middle: a failure line
+    says where it is first and what went wrong last (`FAILED a.py::t - assert 1 == 2`)."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit or limit < 3:
+        return cut(flat, limit)
+    head = (limit - 1) * 2 // 5
+    tail = limit - 1 - head
+    return flat[:head].rstrip() + "…" + flat[len(flat) - tail :].lstrip()
+
+
 def failed_gate(latest: Verdict | None) -> GateResult | None:
     """The first gate that failed in the task's newest verdict."""
     if latest is None:
@@ -78,7 +89,7 @@ def compose(verdict: str, cause: Cause, next_step: str, budget: int = TITLE_BUDG
     room = budget - len(verdict) - len(tail) - 2
     what = cut(cause.what, max(room, MIN_QUOTE))
     room -= len(what) + 2
-    quote = cut(cause.quote, room) if cause.quote and room >= MIN_QUOTE else ""
+    quote = cut_middle(cause.quote, room) if cause.quote and room >= MIN_QUOTE else ""
     said = f"{what}: {quote}" if quote else what
     return f"{verdict}: {said}{tail}" if said else f"{verdict}{tail}"
 
