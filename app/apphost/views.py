@@ -509,7 +509,7 @@ def notice_comment(
     refs = [f"[check run]({check})"] if check else []
     job = links.jobs.get(t.id)
     if job:
-        refs.append(f"[Actions run]({job})")
+        refs.append(f"[Actions log]({job})")
     refs.append("the status comment above has the details and the other moves")
     lines += ["", " · ".join(refs)]
     return "\n".join(lines)
