@@ -107,6 +107,13 @@ def test_a_gate_that_fails_twice_notifies_the_starter_with_a_title_that_says_wha
     assert "make: ***" not in title and "\n" not in title
     assert len(title) <= TITLE_BUDGET, (len(title), title)
     # The check text carries the gate's output tail, telling line included.
+    # The summary's stage table: the failed stage, its attempts, its time and a
+    # link to its Actions job (not the workflow run).
+    row = next(x for x in check.output["summary"].splitlines() if x.startswith("| implement"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:3] == ["failed: `make test` exit 2", "2"], row
+    assert cells[3].endswith(("s", "m")) and "/job/" in cells[4], row
+    assert check.details_url is not None and "/job/" in check.details_url
     told = telling_line("\n".join([*SAID, "make: *** [Makefile:6: test] Error 1"]))
     assert told == SAID[2]
     assert "<details>" in (check.output.get("text") or "") and told in check.output["text"]
