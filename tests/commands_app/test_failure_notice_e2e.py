@@ -126,6 +126,10 @@ def test_a_gate_that_fails_twice_notifies_the_starter_with_a_title_that_says_wha
     assert second.startswith("@maintainer **ODW · 1.1** failed at gates (attempt 2 of 2)")
     assert f"`{typed}`" in notice.body
     assert notice.minimized is None
+    # The service log says it at INFO: the failure and who was notified.
+    said = (service.data_dir / "serve.log").read_text("utf-8", "replace")
+    assert "task 1.1 failed at implement: build gate budget exhausted" in said
+    assert f"notified maintainer on pull request #{pull.number}: task 1.1" in said
     # It is posted once: later syncs (views after every step) leave it alone.
     assert sum(1 for c in fake.comments.values() if c.body.startswith("<!-- odw:notice")) == 1
 
