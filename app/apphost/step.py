@@ -140,7 +140,31 @@ def _step(
     if "key" in data:
         index_attempts(store, run_id, data["key"], live_rows(state), tx)
     step.events, step.effects = done.rows, done.effects
+    for row in done.rows:
+        _log_milestone(run_id, row, state)
     return step
+
+
+def _log_milestone(run_id: str, row: dict[str, Any], state: RunState) -> None:
+    """An INFO line for what an operator reads the log for: a task that failed,
+    stopped or landed, and a run that stopped or halted."""
+    kind, task = row.get("type"), row.get("task")
+    if kind == "task-failed":
+        log.info(
+            "run %s: task %s %s at %s: %s",
+            run_id, task, row.get("status"), row.get("stage"), row.get("detail"),
+        )  # fmt: skip
+    elif kind == "task-deferred":
+        log.info("run %s: task %s deferred at %s: %s", run_id, task, row.get("stage"),
+                 row.get("detail"))  # fmt: skip
+    elif kind in ("task-landed", "task-merged-by-person"):
+        t = state.tasks.get(str(task))
+        sha = (t.landed_sha if t is not None else None) or row.get("sha") or "?"
+        log.info("run %s: task %s landed as %s", run_id, task, str(sha)[:12])
+    elif kind == "run-stopped":
+        log.info("run %s halted (%s): %s", run_id, row.get("kind"), row.get("reason"))
+    elif kind == "run-halted":
+        log.info("run %s halted by %s: %s", run_id, row.get("by"), row.get("reason") or "-")
 
 
 class _RunLog:

@@ -13,7 +13,7 @@ new one.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -21,7 +21,7 @@ from app.apphost import pr_landing, views
 from app.apphost.adapters import attempt_dir
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
-from app.github.errors import NotFound, Unprocessable
+from app.github.errors import Forbidden, NotFound, Unprocessable
 from app.github.protocols import CheckRunFields, Checks, Comments, Pulls
 from app.store import Store
 
@@ -56,9 +56,15 @@ class ViewSync:
     # created without saving is looked up first (check by external id, comment
     # by marker), so nothing is created twice.
     again: bool = False
+    # Who a notice mentions when a person must act (`odw.yml`'s `notify`, else
+    # who started the run); nobody: the notice is still posted, mentioning no one.
+    mention: tuple[str, ...] = ()
+    # Seconds per stage of each task, read from its verdicts once per sync.
+    _times: dict[str, dict[str, float]] = field(default_factory=dict, init=False)
 
     def sync(self, s: RunState) -> None:
         handles = self.store.projections.tasks(self.run_id)
+        self._times = {t.id: stage_times(self.run_dir, t) for t in s.tasks.values() if _shown(t)}
         links = self._links(handles)
         for t in s.tasks.values():
             if not _shown(t):
@@ -71,6 +77,7 @@ class ViewSync:
             links = self._links(handles)
             self._assessment(s, t, h)
             self._comment(s, t, h, links, latest)
+            self._notice(s, t, h, links, latest)
             self._close(t, h)
         run = handles.setdefault(RUN, {})
         self._check(run, "run", views.run_check(s, self._links(handles)), self.base_sha)
@@ -82,15 +89,20 @@ class ViewSync:
             pulls={k: v["pullUrl"] for k, v in handles.items() if v.get("pullUrl")},
             checks={k: v["checkUrl"] for k, v in handles.items() if v.get("checkUrl")},
             jobs={k: v["jobUrl"] for k, v in handles.items() if v.get("jobUrl")},
+            stage_jobs={
+                k: {n.removeprefix("job:"): u for n, u in v.items() if n.startswith("job:") and u}
+                for k, v in handles.items()
+            },
+            times=self._times,
             repository_url=self.repository_url,
             notice=pr_landing.notice(handles),
         )
 
     def _save(self, task: str, h: dict[str, Any]) -> None:
         """Save what the sync owns; the executor's notes (job URL, branch) stay as stored."""
-        mine = {k: v for k, v in h.items() if k not in EXECUTOR_NOTES}
+        mine = {k: v for k, v in h.items() if not _executor_note(k)}
         saved = self.store.projections.merge_task(self.run_id, task, mine)
-        h.update({k: v for k, v in saved.items() if k in EXECUTOR_NOTES})
+        h.update({k: v for k, v in saved.items() if _executor_note(k)})
 
     def _check(
         self, h: dict[str, Any], slot: str, view: views.CheckView, head_sha: str, task: str = RUN
@@ -251,6 +263,45 @@ class ViewSync:
         h["commentDigest"] = digest
         self._save(t.id, h)
 
+    def _notice(
+        self,
+        s: RunState,
+        t: TaskState,
+        h: dict[str, Any],
+        links: views.Links,
+        latest: Verdict | None,
+    ) -> None:
+        """One new comment per stop that needs a person (a status comment's edit
+        notifies nobody), posted once: its key is saved with the task's handles,
+        and a sync taken over after a crash finds it by its marker first. The
+        earlier notices on the pull request are then hidden as outdated."""
+        key = views.notice_key(t)
+        if key is None or not h.get("pull") or h.get("noticeKey") == key:
+            return
+        number, comments = int(h["pull"]), self.client.comments
+        marker = views.notice_marker(t.id, key)
+        found = comments.find_marked_comment(number, marker, self.bot_login) if self.again else None
+        if found is None:
+            body = views.notice_comment(s, t, links, latest, self.mention)
+            found = comments.create_comment(number, body)
+            log.info(
+                "notified %s on pull request #%s: task %s %s",
+                ", ".join(self.mention) or "nobody (no one to mention)",
+                number,
+                t.id,
+                key,
+            )
+        older = [n for n in h.get("notices") or [] if n and n != found.node_id]
+        h["noticeKey"], h["notices"] = key, [*older, found.node_id]
+        self._save(t.id, h)
+        for node_id in older:
+            try:
+                comments.minimize_comment(node_id)
+            except (NotFound, Forbidden, Unprocessable) as exc:  # deleted, or not ours to hide
+                log.info("could not hide an outdated notice on #%s: %s", number, exc)
+        h["notices"] = [found.node_id]
+        self._save(t.id, h)
+
     def _close(self, t: TaskState, h: dict[str, Any]) -> None:
         """A landed task's PR is closed (the squash landed by push), after its comment."""
         if t.status != "landed" or not h.get("pull") or h.get("closed"):
@@ -263,6 +314,11 @@ class ViewSync:
         self._save(t.id, h)
 
 
+def _executor_note(key: str) -> bool:
+    """What the executor notes on a task's row (job links, branch); the sync keeps it."""
+    return key in EXECUTOR_NOTES or key.startswith("job:")
+
+
 def _shown(t: TaskState) -> bool:
     """A task gets views once it has started (or stopped, or landed)."""
     return bool(t.attempts) or t.status in ("landed", "failed", "infra-fault")
@@ -271,6 +327,23 @@ def _shown(t: TaskState) -> bool:
 def _plan_committed(t: TaskState, latest: Verdict | None) -> bool:
     done = t.attempts.get("design-review", 0) > 0 or t.attempts.get("implement", 0) > 0
     return done or (latest is not None and latest.stage == "plan" and latest.passed)
+
+
+def stage_times(run_dir: Path, t: TaskState) -> dict[str, float]:
+    """Seconds each stage (each review lane) of the task took, summed over its
+    attempts' verdicts (`timings.total`, as the runner measured it)."""
+    root = attempt_dir(run_dir, t.id, "x", 0, "").parent
+    times: dict[str, float] = {}
+    for path in root.glob("*/verdict.json") if root.is_dir() else []:
+        try:
+            v = Verdict.model_validate_json(path.read_text("utf-8"))
+        except (OSError, ValueError):
+            continue
+        lane = path.parent.name.removeprefix(f"{v.stage}-").partition("-")[2]
+        name = f"{v.stage}/{lane}" if lane else v.stage
+        spent = v.timings.get("total", sum(v.timings.values()))
+        times[name] = times.get(name, 0.0) + spent
+    return times
 
 
 def latest_verdict(run_dir: Path, t: TaskState) -> Verdict | None:

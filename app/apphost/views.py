@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from app.commands.buttons import actions_for
 from app.core.naming import execplan_path
 from app.core.ownership import task_check_id
+from app.core.pipeline import STAGES, spec
 from app.core.run_view import TaskView, run_view, task_view
 from app.core.sanitize import (
     inline_code,
@@ -35,6 +36,8 @@ from app.core.sanitize import (
     truncate,
 )
 from app.core.state import RunState, TaskState
+from app.core.telling import telling_line
+from app.core.titles import failed_gate, stopped_title, where
 from app.core.verdict import Verdict
 from app.github.protocols import CheckAction
 
@@ -43,6 +46,7 @@ TAIL_LIMIT = 4_000
 RUN_CHECK = "ODW · run"
 CONFIG_CHECK = "ODW · config"
 MARKER = "<!-- odw:status v1 task={task} -->"
+NOTICE_MARKER = "<!-- odw:notice v1 task={task} key={key} -->"
 
 
 def untrusted(text: str | None, limit: int | None = None) -> str:
@@ -98,7 +102,11 @@ class Links:
 
     pulls: Mapping[str, str] = field(default_factory=dict)  # task id -> PR URL
     checks: Mapping[str, str] = field(default_factory=dict)  # task id -> check URL
-    jobs: Mapping[str, str] = field(default_factory=dict)  # task id -> last Actions run URL
+    jobs: Mapping[str, str] = field(default_factory=dict)  # task id -> last Actions job URL
+    # task id -> {stage or stage/lane -> that stage's last Actions job URL}
+    stage_jobs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # task id -> {stage or stage/lane -> seconds its attempts took, from their verdicts}
+    times: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     repository_url: str = ""
     notice: str = ""  # said once on the run check (branch protection: landing through PRs)
 
@@ -189,29 +197,86 @@ def config_check(path: str, field_name: str, line: int | None, message: str) -> 
 # -- one task -------------------------------------------------------------------
 
 
-def _stage_rows(v: TaskView) -> list[str]:
-    rows = ["| stage | attempts |", "|---|---|"]
+def _stage_rows(v: TaskView, links: Links, latest: Verdict | None) -> list[str]:
+    """One row per stage tried (per lane for the dual review): result, attempts,
+    time spent and the stage's last Actions job."""
+    jobs = links.stage_jobs.get(v.id, {})
+    times = links.times.get(v.id, {})
+    rows = ["| stage | result | attempts | time | job |", "|---|---|---|---|---|"]
     for r in v.stages:
-        rows.append(f"| {cell(r.stage)}{' ← current' if r.current else ''} | {r.attempts} |")
+        lanes = spec(r.stage).lanes if r.stage in STAGES else ("",)
+        for lane in lanes:
+            name = f"{r.stage}/{lane}" if lane else r.stage
+            shown = f"{r.stage} (lane {lane})" if lane else r.stage
+            # Each lane's dispatch counts an attempt of the stage: a round is one per lane.
+            tries = -(-r.attempts // len(lanes)) if lane else r.attempts
+            job = jobs.get(name)
+            rows.append(
+                f"| {cell(shown)}{' ← current' if r.current else ''} "
+                f"| {cell(_stage_result(v, r.stage, lane, r.current, latest), 200)} | {tries} "
+                f"| {_duration(times.get(name))} | {f'[job]({job})' if job else ''} |"
+            )
     return rows
 
 
+def _stage_result(v: TaskView, stage: str, lane: str, current: bool, latest: Verdict | None) -> str:
+    """What a stage came to, as far as the run's state says."""
+    if current:
+        return "running"
+    if stage == v.stage and v.status == "landed":
+        return f"landed as {(v.landed_sha or '')[:12]}" if v.landed_sha else "landed"
+    if stage != v.stage or v.status == "landed":
+        return "passed"
+    if v.status not in ("failed", "infra-fault", "deferred"):
+        return "waiting" if v.status == "running" else v.status
+    last = v.last
+    if lane and last is not None and last.lane != lane:
+        return "finished"
+    gate = failed_gate(latest) if latest is not None and latest.stage == stage else None
+    if gate is not None:
+        code = "no exit code" if gate.code is None else f"exit {gate.code}"
+        return f"failed: {inline_code(gate.command, 60)} {code}"
+    return v.status if last is None else f"{v.status} ({last.outcome})"
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds < 90:
+        return f"{round(seconds)}s"
+    return f"{round(seconds / 60)}m"
+
+
 def _verdict_block(latest: Verdict | None) -> list[str]:
+    """The last verdict's checks and gates, each with its exit code where one was recorded."""
     if latest is None:
         return []
     lines = [
         "",
         f"**Last verdict:** {cell(latest.stage)} — {'passed' if latest.passed else 'failed'}",
         "",
-        "| check | status | reason |",
-        "|---|---|---|",
+        "| check | status | exit | reason |",
+        "|---|---|---|---|",
     ]
     for c in latest.checks:
-        lines.append(f"| {cell(c.name)} | {cell(c.status)} | {cell(c.reason, 400)} |")
+        said = (
+            c.code if c.code is not None else (latest.exit_code if c.name == "exit_code" else None)
+        )
+        lines.append(
+            f"| {cell(c.name)} | {cell(c.status)} | {'' if said is None else said} "
+            f"| {cell(c.reason, 400)} |"
+        )
+    for g in latest.gates:
+        told = telling_line(g.tail) if g.status == "failed" else ""
+        exit_code = "" if g.code is None else str(g.code)
+        lines.append(
+            f"| gate {code(g.command, 100)} | {cell(g.status)} | {exit_code} | {cell(told, 300)} |"
+        )
     return lines
 
 
 def _tails(latest: Verdict | None) -> str | None:
+    """Each gate's output tail in `<details>`, its telling line in the summary line."""
     if latest is None:
         return None
     parts = []
@@ -219,11 +284,29 @@ def _tails(latest: Verdict | None) -> str | None:
         tail = g.tail or ""
         cut = len(tail) - TAIL_LIMIT
         note = f" (last {TAIL_LIMIT} characters; {cut} cut)" if cut > 0 else ""
+        told = telling_line(tail) if g.status == "failed" else ""
+        said = f" — {cell(told, 200)}" if told else ""
         parts.append(
-            f"<details><summary>{cell(g.command, 200)}: exit {g.code}{note}</summary>\n\n"
+            f"<details><summary>{cell(g.command, 200)}: exit {g.code}{note}{said}</summary>\n\n"
             f"{markdown_code_block(tail[-TAIL_LIMIT:])}</details>"
         )
     return "\n\n".join(parts) if parts else None
+
+
+def failing_gate_line(latest: Verdict | None) -> str | None:
+    """The failing gate in one line for the status comment: command, exit, telling line."""
+    gate = failed_gate(latest)
+    if gate is None:
+        return None
+    told = telling_line(gate.tail)
+    exit_code = "no exit code" if gate.code is None else f"exit {gate.code}"
+    line = f"**Failing gate:** {code(gate.command, 100)} {exit_code}"
+    return line + (f": {code(told, 200)}" if told else "") + " (the check run has the output)"
+
+
+def task_title(v: TaskView, latest: Verdict | None) -> str:
+    """A stopped task's verdict, cause and command; else what it does now, or its landing."""
+    return stopped_title(v, latest) if v.moves else v.head
 
 
 def next_moves(v: TaskView) -> list[str]:
@@ -234,16 +317,14 @@ def next_moves(v: TaskView) -> list[str]:
 
 def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) -> CheckView:
     v = task_view(s, t)
-    head = untrusted(v.head)
+    head = untrusted(task_title(v, latest))
     moves = next_moves(v)
-    if moves:
-        head += f"; /odw retry {v.id}"
     job = links.jobs.get(v.id)
     lines = [
         f"**{cell(v.id)}** {untrusted(v.title, 200)} · branch {code(v.branch, 100)}"
         + (f" · [last Actions run]({job})" if job else ""),
         "",
-        *_stage_rows(v),
+        *_stage_rows(v, links, latest),
         *_verdict_block(latest),
     ]
     if v.detail:
@@ -296,7 +377,9 @@ def _assessment_lines(t: TaskState) -> list[str]:
                 f"**Salvage:** committed {files} on {code(t.branch, 100)} ({(sv.sha or '')[:12]}).",
             ]
         else:
-            lines += ["", f"**Salvage:** nothing committed — {cell(sv.detail, 1000)}"]
+            why = cell(sv.detail, 1000) or "no reason recorded"
+            held = " What the branch already holds is what the assessment describes." if a else ""
+            lines += ["", f"**Salvage:** nothing committed — {why}.{held}"]
         if sv.detail and sv.committed:
             lines.append(f"{cell(sv.detail, 1000)}")
     return lines
@@ -322,6 +405,15 @@ def assessment_check(s: RunState, t: TaskState) -> CheckView | None:
     )
 
 
+def _status_said(v: TaskView, latest: Verdict | None) -> str:
+    """`landed as <sha>`, `failed at gates`, `running`: the status with where it ended."""
+    if v.status == "landed":
+        return f"landed as {(v.landed_sha or '')[:12]}" if v.landed_sha else "landed"
+    if v.status == "running" or not v.stage:
+        return v.status
+    return f"{v.status} at {where(v, latest)}"
+
+
 def status_comment(
     s: RunState, t: TaskState, links: Links, latest: Verdict | None, landed_note: bool
 ) -> str:
@@ -337,8 +429,7 @@ def status_comment(
         marker(t.id),
         f"### ODW · {cell(t.id)} {untrusted(v.title, 200)}",
         "",
-        f"**Status:** {cell(t.status)}"
-        + (f" at {cell(t.stage)}" if final and t.stage else "")
+        f"**Status:** {cell(_status_said(v, latest))}"
         + ("" if final else " — the check run shows the current stage and attempts"),
     ]
     check = links.checks.get(t.id)
@@ -350,7 +441,10 @@ def status_comment(
         refs.append(f"[last Actions run]({job})")
     lines.append(" · ".join(refs))
     if final:
-        lines += ["", *_stage_rows(v)]
+        lines += ["", *_stage_rows(v, links, latest)]
+    gate_line = failing_gate_line(latest) if t.status != "landed" else None
+    if gate_line:
+        lines += ["", gate_line]
     if latest is not None and not latest.passed and t.status != "landed":
         failed = [c for c in latest.checks if c.status == "failed"]
         if failed:
@@ -375,6 +469,49 @@ def status_comment(
     moves = next_moves(v)
     if moves:
         lines += ["", "**Next moves:**", *(f"- {m}" for m in moves)]
+    return "\n".join(lines)
+
+
+def notice_marker(task_id: str, key: str) -> str:
+    safe = untrusted(task_id, 100).replace("-->", "")
+    return NOTICE_MARKER.format(task=safe, key=untrusted(key, 100).replace("-->", ""))
+
+
+def notice_key(t: TaskState) -> str | None:
+    """Which stop of the task a notice is about (None: nobody needs to act).
+
+    Due once the task stopped and nothing more runs for it on its own (its
+    assessment and salvage are recorded); every new stop has run at least one
+    more attempt, so the key moves with each and stays put across syncs.
+    """
+    if t.status not in ("failed", "infra-fault", "deferred") or t.awaiting is not None:
+        return None
+    return f"{t.status}/{t.stage or '-'}/{sum(t.attempts.values())}"
+
+
+def notice_comment(
+    s: RunState, t: TaskState, links: Links, latest: Verdict | None, mention: tuple[str, ...]
+) -> str:
+    """The short new comment that notifies `mention` when a person must act on a task:
+    what failed in one line, and the exact command (edits notify nobody)."""
+    v = task_view(s, t)
+    key = notice_key(t) or ""
+    who = " ".join(f"@{login}" for login in mention)
+    lines = [
+        notice_marker(t.id, key),
+        (f"{who} " if who else "") + f"**ODW · {cell(t.id)}** {cell(task_title(v, latest), 300)}",
+    ]
+    if v.moves:
+        first = v.moves[0]
+        lines += ["", f"To go on: `/odw {first.move} {untrusted(v.id, 60)}{first.usage}` — "
+                  f"{cell(first.says)}."]  # fmt: skip
+    check = links.checks.get(t.id)
+    refs = [f"[check run]({check})"] if check else []
+    job = links.jobs.get(t.id)
+    if job:
+        refs.append(f"[Actions log]({job})")
+    refs.append("the status comment above has the details and the other moves")
+    lines += ["", " · ".join(refs)]
     return "\n".join(lines)
 
 

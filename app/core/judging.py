@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from app.core.pipeline import spec
+from app.core.telling import telling_line
 from app.core.verdict import EXIT_CLEANUP_FAILED, EXIT_TIMEOUT, Check, Verdict
 
 MARKER_CHECK = "completion_marker"
@@ -178,8 +179,7 @@ def _first_gate_failure(verdict: Verdict) -> tuple[str, str] | None:
             return c.name[len(GATE_CHECK_PREFIX) :], c.reason or "gate failed"
     for g in verdict.gates:
         if g.status == "failed":
-            tail = g.tail.strip().splitlines()[-1:] or [""]
-            return "build", f"{g.command} exited {g.code}: {tail[0]}".rstrip(": ")
+            return "build", f"{g.command} exited {g.code}: {telling_line(g.tail)}".rstrip(": ")
     return None
 
 

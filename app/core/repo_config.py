@@ -9,6 +9,7 @@ field, line), are the same wherever the file is read. YAML parsing is pure
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -33,6 +34,17 @@ CommandPermission = Literal["write", "maintain", "admin"]
 IntegrationMethod = Literal["push", "pull-request"]
 
 
+# A GitHub login, or `org/team`: what an @mention notifies.
+_LOGIN = r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}"
+_MENTIONABLE = re.compile(rf"^{_LOGIN}(?:/[A-Za-z0-9][A-Za-z0-9_.-]{{0,99}})?$")
+MAX_NOTIFY = 10
+
+
+def valid_login(name: str) -> bool:
+    """A GitHub login (or `org/team`) an @mention can name."""
+    return bool(_MENTIONABLE.match(name))
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(
         alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True
@@ -54,6 +66,20 @@ class RepoConfig(_Model):
     # Bot accounts (`name[bot]`) whose `/odw` comments count; others are ignored.
     allowed_bots: tuple[str, ...] = ()
     integration: IntegrationMethod = "push"
+    # Who is mentioned when a person must act (a task failed, the run halted);
+    # empty: the person who started the run.
+    notify: tuple[str, ...] = ()
+
+    @field_validator("notify")
+    @classmethod
+    def _mentionable(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if len(value) > MAX_NOTIFY:
+            raise ValueError(f"names {len(value)} people; at most {MAX_NOTIFY}")
+        names = tuple(name.removeprefix("@") for name in value)
+        for name in names:
+            if not _MENTIONABLE.match(name):
+                raise ValueError(f"{name!r} is not a GitHub login or an org/team like 'acme/ops'")
+        return tuple(dict.fromkeys(names))
 
     @field_validator("allowed_bots")
     @classmethod

@@ -24,6 +24,7 @@ def _comment(data: dict[str, Any]) -> Comment:
         author=user.get("login", ""),
         author_type=user.get("type", ""),
         html_url=data.get("html_url", ""),
+        node_id=data.get("node_id") or "",
     )
 
 
@@ -66,6 +67,20 @@ class GitHubComments:
             if comment.author == author and comment.body.startswith(marker):
                 return comment
         return None
+
+    def minimize_comment(self, node_id: str) -> None:
+        """Hide one of ODW's comments as outdated, as bors does: GraphQL's
+        `minimizeComment` (https://docs.github.com/en/graphql/reference/mutations#minimizecomment;
+        REST has no such call). Minimising twice is harmless."""
+
+        def minimize() -> None:
+            self._t.github.requester.graphql_named_mutation(
+                "minimizeComment",
+                {"subjectId": node_id, "classifier": "OUTDATED"},
+                "minimizedComment { isMinimized minimizedReason }",
+            )
+
+        self._t.call("comments.minimize", minimize, kind="update")
 
 
 class GitHubReactions:

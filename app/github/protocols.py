@@ -43,6 +43,7 @@ class Comment:
     author: str
     author_type: str
     html_url: str
+    node_id: str = ""  # GraphQL's id, for minimizeComment
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,9 @@ class Comments(Protocol):
     def create_comment(self, number: int, body: str) -> Comment: ...
     def edit_comment(self, comment_id: int, body: str) -> Comment: ...
     def find_marked_comment(self, number: int, marker: str, author: str) -> Comment | None: ...
+    def minimize_comment(self, node_id: str) -> None:
+        """Hide a comment as outdated (GraphQL `minimizeComment`, classifier OUTDATED)."""
+        ...
 
 
 class Reactions(Protocol):

@@ -54,6 +54,11 @@ def test_a_roadmap_with_a_dependency_chain_lands_end_to_end(
         assert mine[0].edits >= 1  # progress was edited in place, not posted anew
         assert "Landed" in mine[0].body and "/commit/" in mine[0].body
         assert "closed, not merged" in mine[0].body
+        assert "**Status:** landed as " in mine[0].body  # its commit, not "at integrate"
+    # The service log has an INFO line for each landing, with its commit.
+    said = (service.data_dir / "serve.log").read_text("utf-8", "replace")
+    for task in TASKS:
+        assert f"task {task} landed as " in said, task
 
 
 def _stopped(service: Service) -> bool:

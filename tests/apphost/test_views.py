@@ -8,6 +8,8 @@ from app.apphost import views
 from app.apphost.run_settings import parse_settings
 from app.core.inputs import EndRun
 from app.core.repo_config import ConfigProblem, read_repo_config
+from app.core.run_view import task_view
+from app.core.titles import TITLE_BUDGET, command
 from app.core.verdict import Check, GateResult, Verdict
 from tests.core.runkit import AT, Run
 
@@ -108,7 +110,9 @@ def test_a_failed_task_shows_what_failed_the_kept_branch_and_the_way_back() -> N
     assert t.status == "failed"
     check = views.task_check(run.state, t, views.Links(), None)
     assert check.conclusion == "failure"
-    assert check.title.startswith("failed at plan: ") and check.title.endswith("/odw retry 1.1.1")
+    assert check.title.startswith("failed at plan (attempt 1 of 1): agent exited with code 1")
+    assert check.title.endswith(f"; {command(task_view(run.state, t))}")
+    assert len(check.title) <= TITLE_BUDGET
     assert "**Last attempt:** plan, attempt 1, failed" in check.summary
     assert "Task 1.1.1 failed at plan: " in check.summary
     assert "The branch roadmap-1-1-1 is kept." in check.summary

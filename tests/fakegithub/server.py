@@ -568,6 +568,10 @@ class FakeGitHub:
         path = request.path
         if path.startswith(API_PREFIX + "/") or path == API_PREFIX:
             response = self._api(request, path[len(API_PREFIX) :] or "/")
+        elif path in ("/api/graphql", "/graphql"):
+            from tests.fakegithub import graphql
+
+            response = graphql.handle(self, request)
         elif path.startswith("/_storage/"):
             from tests.fakegithub import routes_actions
 

@@ -85,6 +85,7 @@ class Comment:
     updated_at: float
     reactions: list[tuple[str, str]] = field(default_factory=list)  # (login, content)
     edits: int = 0
+    minimized: str | None = None  # GraphQL minimizeComment's reason, lower-case (graphql.py)
 
 
 @dataclass

@@ -26,7 +26,7 @@ from app.core.inputs import StageFinished
 from app.core.judging import Fault
 from app.core.verdict import Verdict
 from app.github.errors import ArtifactExpired, GitHubError, NotFound, UnsafeArtifact
-from app.github.protocols import Artifacts, WorkflowRun
+from app.github.protocols import Artifacts, Runs, WorkflowRun
 from app.store.outbox import Effect as Entry
 
 log = logging.getLogger("odw.apphost")
@@ -40,6 +40,8 @@ class VerdictGitHub(Protocol):
 
     @property
     def artifacts(self) -> Artifacts: ...
+    @property
+    def runs(self) -> Runs: ...
 
 
 class NotRecordedYet(Busy):
@@ -110,6 +112,7 @@ class IngestPerformer:
             client, run, attempt.run_id, attempt.task, attempt.stage, attempt.number,
             attempt.lane, attempt.token,
         )  # fmt: skip
+        self._note_job(client, run, attempt)
         step = self._finished(attempt, verdict, fault)
         return {
             "run": attempt.run_id,
@@ -117,6 +120,28 @@ class IngestPerformer:
             "stage": attempt.stage,
             "events": len(step.events),
         }
+
+    def _note_job(self, client: VerdictGitHub, run: WorkflowRun, attempt: Attempt) -> None:
+        """The stage's Actions job (GitHub's "Details" should land on the job, not
+        the workflow run: bors#356), read once per finished run for the views:
+        the failed job if one failed, else the first. A run whose jobs cannot be
+        read keeps the run's own link."""
+        try:
+            jobs = client.runs.list_jobs(run.id)
+        except GitHubError as exc:
+            log.info("workflow run %s: its jobs could not be read: %s", run.id, exc)
+            return
+        failed = [j for j in jobs if j.conclusion == "failure"]
+        chosen = failed or jobs
+        if not chosen or not chosen[0].html_url:
+            return
+        job = chosen[0]
+        lane = f"/{attempt.lane}" if attempt.lane else ""
+        self.context.store.projections.merge_task(
+            attempt.run_id,
+            attempt.task,
+            {"jobUrl": job.html_url, f"job:{attempt.stage}{lane}": job.html_url},
+        )
 
     def _attempts(self, installation: int, repository: str) -> Iterator[tuple[Attempt, Any]]:
         """Each live attempt of the repository's open runs, with its dispatch entry."""

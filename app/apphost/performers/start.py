@@ -119,6 +119,7 @@ class StartPerformer:
             ),
             "deleteTaskBranches": settings.config.delete_task_branches,
             "integration": settings.config.integration,
+            "notify": list(settings.config.notify),
         }
         decide_step(
             ctx.store,

@@ -11,6 +11,21 @@ from app.apphost.performers.base import Busy, HostContext
 from app.apphost.runs import RunKey, run_meta
 from app.apphost.step import load_state, views_key
 from app.apphost.sync import ViewSync
+from app.core.repo_config import valid_login
+
+# Who `odw app run` names when no one is given: not a person to mention.
+NOT_PEOPLE = frozenset({"operator", "push", "someone"})
+
+
+def mentions(meta: dict[str, Any]) -> tuple[str, ...]:
+    """`odw.yml`'s `notify` list, else the person who started the run (not a bot)."""
+    listed = tuple(str(n) for n in meta.get("notify") or ())
+    if listed:
+        return listed
+    by = str(meta.get("by") or "")
+    if not by or by in NOT_PEOPLE or by.endswith("[bot]") or not valid_login(by):
+        return ()
+    return (by,)
 
 
 @dataclass
@@ -60,5 +75,6 @@ class ViewsPerformer:
             repository_url=ctx.url(key).removesuffix(".git"),
             details_url=ctx.config.details_url,
             again=again,
+            mention=mentions(meta),
         ).sync(state)
         return {"version": state.version}
