@@ -130,7 +130,9 @@ class ActionsStages:
             if found is not None:
                 self.dispatched[dispatch.key] = found
                 return
-        if not self.branch_ready:
+        if dispatch.fresh is not None:
+            self._start_fresh(dispatch.branch, dispatch.base, dispatch.fresh)
+        elif not self.branch_ready:
             # The branch starts from the base as it is now: a task after its
             # dependencies sees their landed work.
             contents = self.client.contents
@@ -158,6 +160,21 @@ class ActionsStages:
                 exc.status,
                 f"{exc.reason} ({WORKFLOW} predates its `tag` input: run `odw init --force`)",
             ) from None
+
+    def _start_fresh(self, branch: str, base: str, keep: str) -> None:
+        """A retry starts over from the base tip: the branch's earlier work is kept
+        on `keep`, then the branch is moved to the base (forced: it goes back).
+        Safe to repeat: a branch already at the base is left alone."""
+        contents = self.client.contents
+        tip = contents.branch_sha(base) or self.base_sha
+        head = contents.branch_sha(branch)
+        if head is None:
+            self.client.refs.create_branch(branch, tip)
+        elif head != tip:
+            if contents.branch_sha(keep) is None:
+                self.client.refs.create_branch(keep, head)
+            self.client.refs.move_branch(branch, tip, force=True)
+        self.branch_ready = True
 
     def _resolve(self, expected: Expected, tag: str, since: float | None) -> DispatchedRun | None:
         runs = self.client.runs.list_runs(WORKFLOW, branch=expected.branch, event=DISPATCH_EVENT)

@@ -237,7 +237,7 @@ def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) 
     head = untrusted(v.head)
     moves = next_moves(v)
     if moves:
-        head += f"; /odw retry {v.id}"
+        head += f"; /odw {v.moves[0].move} {v.id}{v.moves[0].usage}"
     job = links.jobs.get(v.id)
     lines = [
         f"**{cell(v.id)}** {untrusted(v.title, 200)} · branch {code(v.branch, 100)}"
@@ -267,7 +267,7 @@ def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) 
         v.conclusion,
         text=_tails(latest),
         external_id=task_check_id(s.run_id, v.id)[:255],
-        actions=tuple(actions_for(v.status)),
+        actions=tuple(actions_for(v.status, v.moves)),
         details_url=job,
     )
 

@@ -83,6 +83,7 @@ def dispatch(c: Context, t: TaskState, stage: str, lane: str) -> None:
             subtasks=list(t.subtasks),
             deadline_seconds=c.s.config.deadline(stage),
             extras=prompt_extras(c.s, t),
+            fresh=t.fresh if spec(stage).writes else None,
         )
     )
 

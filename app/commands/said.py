@@ -1,0 +1,92 @@
+"""What a reply says a move did: what will run, where, and from which stage.
+
+Read from the events the move's step recorded and the run's state after it, so
+the words follow what the core decided, not what was asked. One sentence per
+move; task ids, branches and stages are ODW's own names, shown as code. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.core import events as ev
+from app.core.inputs import OperatorMove
+from app.core.recovery import plan_status
+from app.core.state import RunState, TaskState
+
+
+def move_said(op: OperatorMove, events: Sequence[ev.Event], s: RunState) -> str:
+    """The reply's sentence for an accepted move."""
+    if op.move == "halt":
+        return (
+            f"halted run `{s.run_id}`: nothing new is dispatched and running stages finish; "
+            "`/odw resume` undoes it."
+        )
+    if op.move == "resume":
+        started = sorted({e.task for e in events if isinstance(e, ev.StageDispatched)})
+        going = f"; dispatched {', '.join(started)}" if started else "; nothing was waiting"
+        return f"resumed run `{s.run_id}`{going}."
+    assert op.task is not None
+    t = s.task(op.task)
+    where = _where(events, t)
+    if op.move == "retry":
+        kept = f"; the previous attempts are kept on `{t.fresh}`" if t.fresh else ""
+        return (
+            f"restarting {t.id} from plan on a fresh `{t.branch}` from the tip of "
+            f"`{s.base}`{kept} ({where}, retry {t.retries})."
+        )
+    if op.move == "recover":
+        return (
+            f"continuing {t.id} from its kept work on `{t.branch}` at {_stage(events, t)}"
+            f"{_because(op)} ({where}, retry {t.retries})."
+        )
+    if op.move == "rearm":
+        given = " ".join(p for k, v in op.overrides.items() for p in _pairs(k, v))
+        stage = next((e.stage for e in events if isinstance(e, ev.TaskRearmed)), None)
+        how = (
+            f"continuing from its kept work on `{t.branch}` at {stage}{_because(op)}"
+            if stage is not None
+            else f"starting again from plan on `{t.branch}`"
+        )
+        return f"re-armed {t.id} with `{given}`; {how} ({where}, retry {t.retries})."
+    if op.move == "complete":
+        done = next(e for e in events if isinstance(e, ev.StageCompletedManually))
+        nxt = t.stage if t.stage and t.stage != done.stage else "the next stage"
+        if t.status == "landed":
+            nxt = "landing"
+        return f"accepted {done.stage} of {t.id} as passed; going on to {nxt}."
+    return f"force-started {t.id} before its dependencies: plan on `{t.branch}` ({where})."
+
+
+def _where(events: Sequence[ev.Event], t: TaskState) -> str:
+    """Dispatched now, or waiting for room in the run."""
+    if any(isinstance(e, ev.StageDispatched) and e.task == t.id for e in events):
+        return "dispatched now"
+    if t.status == "running":
+        return "under way"
+    return "it starts when the run has room"
+
+
+def _stage(events: Sequence[ev.Event], t: TaskState) -> str:
+    found = next((e.stage for e in events if isinstance(e, ev.TaskRecovered)), None)
+    return found or t.stage or "its next stage"
+
+
+def _because(op: OperatorMove) -> str:
+    """Why that stage: the status line the committed ExecPlan carries."""
+    if op.evidence is None:
+        return ""
+    status = plan_status(op.evidence.execplan)
+    if status in ("missing", "unknown"):
+        return " (no readable ExecPlan Status, so from plan)"
+    return f" (its ExecPlan says `Status: {status.upper()}`)"
+
+
+def _pairs(key: str, value: object) -> list[str]:
+    """`gateRetryBudget.build=4` as typed; free text only by its length (it is
+    the commenter's own, already quoted above)."""
+    if isinstance(value, dict):
+        return [f"{key}.{k}={v}" for k, v in value.items()]
+    if isinstance(value, str):
+        return [f"{key}=({len(value)} characters)"]
+    return [f"{key}={value}"]
