@@ -14,7 +14,7 @@ from app.apphost import api
 from app.apphost.runs import RunKey, find_open
 from app.apphost.step import load_state
 from app.commands.host import Answer, Launch, Where
-from app.commands.said import move_said
+from app.commands.said import launch_said, move_said
 from app.core.discovery import SurvivorEvidence
 from app.core.events import event_from_json
 from app.core.inputs import OperatorMove
@@ -132,7 +132,7 @@ class AppCommandHost:
             return Answer(False, f"{_sentence(rejected[-1]['why'])} Nothing was changed.", **links)
         events = [event_from_json(e) for e in step.events]
         state = step.state or load_state(self.store, step.run_id)
-        said = move_said(move, events, state)
+        said = move_said(move, events, step.effects, state)
         return Answer(True, said, dispatched=bool(step.effects), **links)
 
     def _with_evidence(self, where: Where, move: OperatorMove) -> OperatorMove:
@@ -158,13 +158,7 @@ class AppCommandHost:
             )
         api.request_start(self.store, key, by=launch.by, launch=launch)
         self.wake()
-        if launch.resume_mode:
-            what = f"a fresh run recovering surviving branches ({launch.resume_mode} mode"
-            what += f", task {launch.resume_task})" if launch.resume_task else ")"
-        else:
-            what = "a dry run" if launch.dry_run else "a run"
-            what += f" of task {launch.task}" if launch.task else ""
-        return Answer(True, f"starting {what} on `{where.base}`; its run check follows.",
+        return Answer(True, f"{launch_said(launch, where.base)}; its run check follows.",
                       dispatched=True)  # fmt: skip
 
 

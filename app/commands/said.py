@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.commands.host import Launch
 from app.core import events as ev
+from app.core.effects import DispatchStage, Effect
 from app.core.inputs import OperatorMove
 from app.core.recovery import plan_status
 from app.core.state import RunState, TaskState
 
 
-def move_said(op: OperatorMove, events: Sequence[ev.Event], s: RunState) -> str:
-    """The reply's sentence for an accepted move."""
+def move_said(
+    op: OperatorMove, events: Sequence[ev.Event], effects: Sequence[Effect], s: RunState
+) -> str:
+    """The reply's sentence for an accepted move (`events` and `effects` its step's)."""
     if op.move == "halt":
         return (
             f"halted run `{s.run_id}`: nothing new is dispatched and running stages finish; "
@@ -30,7 +34,9 @@ def move_said(op: OperatorMove, events: Sequence[ev.Event], s: RunState) -> str:
     t = s.task(op.task)
     where = _where(events, t)
     if op.move == "retry":
-        kept = f"; the previous attempts are kept on `{t.fresh}`" if t.fresh else ""
+        sent = [f.fresh for f in effects if isinstance(f, DispatchStage) and f.task == t.id]
+        fresh = next((f for f in sent if f), None) or t.fresh
+        kept = f"; the previous attempts are kept on `{fresh}`" if fresh else ""
         return (
             f"restarting {t.id} from plan on a fresh `{t.branch}` from the tip of "
             f"`{s.base}`{kept} ({where}, retry {t.retries})."
@@ -90,3 +96,22 @@ def _pairs(key: str, value: object) -> list[str]:
     if isinstance(value, str):
         return [f"{key}=({len(value)} characters)"]
     return [f"{key}={value}"]
+
+
+RESUME_SAID = {
+    "continue": "continues {what} from the kept work at the stage each ExecPlan's Status names",
+    "review": "assesses {what} and sends an adopt-complete branch with full evidence to review",
+    "assess": "assesses {what} and changes nothing",
+}
+
+
+def launch_said(launch: Launch, base: str) -> str:
+    """What a command's new run will do, and on which base."""
+    if launch.resume_mode:
+        what = f"{launch.resume_task}" if launch.resume_task else "every surviving branch"
+        does = RESUME_SAID.get(launch.resume_mode, "recovers {what}").format(what=what)
+        return f"starting a new run on `{base}` that {does}"
+    run = "a dry run (nothing is dispatched or written)" if launch.dry_run else "a run"
+    only = f" of task {launch.task} only" if launch.task else ""
+    room = f", at most {launch.max_parallel} at a time" if launch.max_parallel else ""
+    return f"starting {run}{only} on `{base}`{room}"
