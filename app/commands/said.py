@@ -13,7 +13,7 @@ from app.commands.host import Launch
 from app.core import events as ev
 from app.core.effects import DispatchStage, Effect
 from app.core.inputs import OperatorMove
-from app.core.recovery import plan_status
+from app.core.recovery import plan_status, stage_for_status
 from app.core.state import RunState, TaskState
 
 
@@ -42,15 +42,16 @@ def move_said(
             f"`{s.base}`{kept} ({where}, retry {t.retries})."
         )
     if op.move == "recover":
+        stage = _stage(events, t)
         return (
-            f"continuing {t.id} from its kept work on `{t.branch}` at {_stage(events, t)}"
-            f"{_because(op)} ({where}, retry {t.retries})."
+            f"continuing {t.id} from its kept work on `{t.branch}` at {stage}"
+            f"{_because(op, stage)} ({where}, retry {t.retries})."
         )
     if op.move == "rearm":
         given = " ".join(p for k, v in op.overrides.items() for p in _pairs(k, v))
         stage = next((e.stage for e in events if isinstance(e, ev.TaskRearmed)), None)
         how = (
-            f"continuing from its kept work on `{t.branch}` at {stage}{_because(op)}"
+            f"continuing from its kept work on `{t.branch}` at {stage}{_because(op, stage)}"
             if stage is not None
             else f"starting again from plan on `{t.branch}`"
         )
@@ -78,14 +79,18 @@ def _stage(events: Sequence[ev.Event], t: TaskState) -> str:
     return found or t.stage or "its next stage"
 
 
-def _because(op: OperatorMove) -> str:
-    """Why that stage: the status line the committed ExecPlan carries."""
+def _because(op: OperatorMove, stage: str | None) -> str:
+    """Why that stage: the status line the committed ExecPlan carries, and the
+    failed stage when that came first (a stage that failed is never skipped)."""
     if op.evidence is None:
         return ""
     status = plan_status(op.evidence.execplan)
     if status in ("missing", "unknown"):
         return " (no readable ExecPlan Status, so from plan)"
-    return f" (its ExecPlan says `Status: {status.upper()}`)"
+    said = f"its ExecPlan says `Status: {status.upper()}`"
+    if stage is not None and stage_for_status(status) != stage:
+        said += f", but {stage} is where it failed"
+    return f" ({said})"
 
 
 def _pairs(key: str, value: object) -> list[str]:

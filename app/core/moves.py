@@ -147,9 +147,23 @@ def kept_work(t: TaskState) -> bool:
     return t.branch_started
 
 
+# Pipeline order, for "not past the stage that failed" (a failed fix counts as implement).
+ORDER = {"plan": 0, "design-review": 1, "implement": 2, "gates": 3, "review": 4}
+
+
 def continued(t: TaskState, m: OperatorMove) -> ResumeAction:
     """Continue mode's answer for the task's kept branch, from the host's evidence
-    (none read counts as a collection error: unknown never resumes)."""
+    (none read counts as a collection error: unknown never resumes).
+
+    In a run the task failed at a known stage, which has not passed: the work
+    resumes at the ExecPlan's stage but never past that one (a COMPLETE plan
+    whose gates failed runs its gates again, not straight to review)."""
     if m.evidence is None:
         return ResumeAction("report", "continue-manual", "evidence-collection-error")
-    return continue_mode(branch_evidence(t.branch, m.evidence), dry_run=False)
+    action = continue_mode(branch_evidence(t.branch, m.evidence), dry_run=False)
+    failed_at = "implement" if t.stage == "fix" else t.stage
+    if action.stage is None or failed_at not in ORDER:
+        return action
+    if ORDER[action.stage] > ORDER[failed_at]:
+        return ResumeAction(action.action, action.classification, action.reason, failed_at)
+    return action

@@ -173,7 +173,11 @@ def test_comments_steer_a_run_once_and_only_from_people_allowed(
     wait_until("the answer", lambda: len(replies(fake, number)) == 2)
     wait_until("both copies", lambda: settled(store, last_delivery(fake, "issue_comment")))
     answer = replies(fake, number)[1].body
-    assert "> `/odw retry" in answer and "done: retry 1.1" in answer
+    assert "> `/odw retry" in answer
+    assert (
+        "restarting 1.1 from plan on a fresh `roadmap-1-1` from the tip of `main`; "
+        "the previous attempts are kept on `odw-kept/roadmap-1-1/retry-1`"
+    ) in answer
     assert "[run check](" in answer and "[task pull request](" in answer
     assert (fake.bot_login, "eyes") in asked.reactions
     assert len(events_of(store, "task-retried")) == 1

@@ -57,8 +57,8 @@ def test_an_infrastructure_fault_offers_retry_first() -> None:
 
 @pytest.mark.parametrize(
     ("status", "stage"),
-    [("IN PROGRESS", "implement"), ("APPROVED", "implement"), ("COMPLETE", "review")],
-    ids=["in-progress", "approved", "complete"],
+    [("IN PROGRESS", "implement"), ("APPROVED", "implement"), ("COMPLETE", "implement")],
+    ids=["in-progress", "approved", "complete-but-failed-at-implement"],
 )
 def test_recover_continues_at_the_stage_the_execplan_names(status: str, stage: str) -> None:
     run = exhausted_at_implement()
@@ -70,6 +70,20 @@ def test_recover_continues_at_the_stage_the_execplan_names(status: str, stage: s
     assert "plan" not in [s for s, _ in dispatched_after(run, mark)]
     sent = [f for f in effects if isinstance(f, DispatchStage)]
     assert sent and all(d.fresh is None for d in sent)  # kept work is continued, not moved
+
+
+def test_recover_never_skips_the_stage_that_failed() -> None:
+    """A COMPLETE ExecPlan points at review, but the gates failed: they run again."""
+    run = Run(route_budget=1)
+    run.drive_to("1.1.1", "gates")
+    while run.status("1.1.1") == "running":
+        at_gates = run.state.task("1.1.1").stage == "gates"
+        run.finish_stage("1.1.1", "gate:build:make test exited 2" if at_gates else "pass")
+    assert run.state.task("1.1.1").stage == "gates"
+    mark = len(run.events)
+    run.move("recover", "1.1.1", evidence=kept("COMPLETE"))
+    assert dispatched_after(run, mark)[0][0] == "gates"
+    assert run.state.task("1.1.1").stage == "gates"
 
 
 def test_recover_counts_attempts_per_retry_cycle() -> None:
