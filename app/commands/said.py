@@ -49,10 +49,10 @@ def move_said(
         )
     if op.move == "rearm":
         given = " ".join(p for k, v in op.overrides.items() for p in _pairs(k, v))
-        stage = next((e.stage for e in events if isinstance(e, ev.TaskRearmed)), None)
+        at = next((e.stage for e in events if isinstance(e, ev.TaskRearmed)), None)
         how = (
-            f"continuing from its kept work on `{t.branch}` at {stage}{_because(op, stage)}"
-            if stage is not None
+            f"continuing from its kept work on `{t.branch}` at {at}{_because(op, at)}"
+            if at is not None
             else f"starting again from plan on `{t.branch}`"
         )
         return f"re-armed {t.id} with `{given}`; {how} ({where}, retry {t.retries})."

@@ -227,7 +227,9 @@ def test_the_retry_button_reruns_a_failed_task_for_a_writer_only(
         return last if ok else None
 
     check = wait_until("1.1's failed check run with buttons", failed_check)
-    assert [a["identifier"] for a in check.actions] == ["retry", "assess", "complete"]
+    # A product failure (implement exited 3): continuing the kept work comes first.
+    assert [a["identifier"] for a in check.actions] == ["recover", "retry", "complete"]
+    assert [a["label"] for a in check.actions] == ["Continue", "Start over", "Mark complete"]
     pull = next(p for p in fake.pulls.values() if p.head == "roadmap-1-1")
 
     fake.click_check_run_action(check.id, "retry", "reader")
