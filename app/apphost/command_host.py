@@ -13,6 +13,7 @@ from typing import Any
 from app.apphost import api
 from app.apphost.runs import RunKey, find_open
 from app.apphost.step import load_state
+from app.commands.answers import sentence
 from app.commands.host import Answer, Launch, Where
 from app.commands.said import launch_said, move_said
 from app.core.discovery import SurvivorEvidence
@@ -101,9 +102,10 @@ class AppCommandHost:
             t = s.tasks.get(task)
             if t is None:
                 return Answer(False, f"run `{run_id}` has no open task {task}")
-            tries = t.attempts.get(t.stage or "", 0)
+            tries = t.cycle_attempt(t.stage or "")
+            cycle = f", retry {t.retries}" if t.retries else ""
             text = f"task {task} is **{t.status}**" + (
-                f" at {t.stage} (attempt {tries})" if t.stage else ""
+                f" at {t.stage} (attempt {tries}{cycle})" if t.stage else ""
             )
             if t.detail:
                 text += f": {sanitize_markdown(t.detail[:300])}"  # gate or agent output
@@ -126,10 +128,10 @@ class AppCommandHost:
         _, handles = self._handles(where)
         links = self._links(handles, move.task)
         if step.refused:
-            return Answer(False, _sentence(step.refused), **links)
+            return Answer(False, sentence(step.refused), **links)
         rejected = [e for e in step.events if e.get("type") == "move-rejected"]
         if rejected:
-            return Answer(False, f"{_sentence(rejected[-1]['why'])} Nothing was changed.", **links)
+            return Answer(False, f"{sentence(rejected[-1]['why'])} Nothing was changed.", **links)
         events = [event_from_json(e) for e in step.events]
         state = step.state or load_state(self.store, step.run_id)
         said = move_said(move, events, step.effects, state)
@@ -160,9 +162,3 @@ class AppCommandHost:
         self.wake()
         return Answer(True, f"{launch_said(launch, where.base)}; its run check follows.",
                       dispatched=True)  # fmt: skip
-
-
-def _sentence(text: str) -> str:
-    """One full stop at the end, never two."""
-    text = text.rstrip()
-    return text if text.endswith((".", "!", "?")) else text + "."

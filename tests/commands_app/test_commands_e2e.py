@@ -209,7 +209,8 @@ def test_help_on_an_issue_is_the_grammar_table(
     wait_until("the help", lambda: replies(fake, number))
     body = replies(fake, number)[0].body
     assert help_text() in body
-    assert "did you mean `retry`" in body and "Usage: `/odw retry ID`" in body
+    assert "did you mean `retry`? Usage: `/odw retry ID`" in body
+    assert "?." not in body and ".." not in body
 
 
 def test_the_retry_button_reruns_a_failed_task_for_a_writer_only(
