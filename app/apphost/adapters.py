@@ -55,6 +55,7 @@ from app.gitops.landing_job import LandingJob
 from app.gitops.pr_checks import CHECKS_WAKE
 from app.gitops.pr_integrate import PullRequestAttempt
 from app.gitops.runner import GitError, GitRunner, git
+from app.gitops.start_over import start_over
 
 log = logging.getLogger("odw.apphost")
 # Required checks of a task's pull request are re-read this often when no
@@ -120,6 +121,8 @@ class ActionsStages:
     tag_key: bytes = b""
     bot: str = "odw[bot]"
     dispatched: dict[str, DispatchedRun] = field(default_factory=dict)
+    # The App's clone, for a retry's fresh start (`DispatchStage.fresh`).
+    clone: Callable[[], LocalRepo] | None = None
 
     def start(self, dispatch: DispatchStage) -> None:
         tag = run_tag(self.tag_key, dispatch.token)
@@ -162,18 +165,14 @@ class ActionsStages:
             ) from None
 
     def _start_fresh(self, branch: str, base: str, keep: str) -> None:
-        """A retry starts over from the base tip: the branch's earlier work is kept
-        on `keep`, then the branch is moved to the base (forced: it goes back).
-        Safe to repeat: a branch already at the base is left alone."""
-        contents = self.client.contents
-        tip = contents.branch_sha(base) or self.base_sha
-        head = contents.branch_sha(branch)
-        if head is None:
-            self.client.refs.create_branch(branch, tip)
-        elif head != tip:
-            if contents.branch_sha(keep) is None:
-                self.client.refs.create_branch(keep, head)
-            self.client.refs.move_branch(branch, tip, force=True)
+        """A retry starts over from the base tip, its earlier work kept on `keep`
+        (`gitops.start_over`, in the App's clone; safe to repeat)."""
+        if self.clone is None:
+            raise RepoError(f"no clone to start {branch} over from")
+        start_over(self.clone(), base=base, branch=branch, keep=keep)
+        if self.client.contents.branch_sha(branch) is None:
+            head = self.client.contents.branch_sha(base) or self.base_sha
+            self.client.refs.create_branch(branch, head)
         self.branch_ready = True
 
     def _resolve(self, expected: Expected, tag: str, since: float | None) -> DispatchedRun | None:

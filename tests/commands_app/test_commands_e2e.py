@@ -168,6 +168,7 @@ def test_comments_steer_a_run_once_and_only_from_people_allowed(
     assert task_status(store, "1.1") == "failed"
 
     # The maintainer's retry, delivered twice, is applied once and answered once.
+    kept_head = sample.git.refs()["refs/heads/roadmap-1-1"]
     fake.webhooks.duplicate_next()
     asked = fake.comment_as("maintainer", REPO, number, "please\n/odw retry")
     wait_until("the answer", lambda: len(replies(fake, number)) == 2)
@@ -197,6 +198,11 @@ def test_comments_steer_a_run_once_and_only_from_people_allowed(
         raise AssertionError(f"{e}\n{explain(service, actions)}") from None
     assert len(events_of(store, "task-retried")) == 1
     assert len(replies(fake, number)) == 2
+    # The retry started over on a fresh branch (plan ran again) and the earlier
+    # work is where the reply said; the task's pull request stayed open (a pull
+    # request GitHub closed would have stopped the task, not landed it).
+    assert sample.git.refs()["refs/heads/odw-kept/roadmap-1-1/retry-1"] == kept_head
+    assert [e["stage"] for e in events_of(store, "stage-dispatched")].count("plan") == 2
 
 
 def test_help_on_an_issue_is_the_grammar_table(
