@@ -55,6 +55,7 @@ from app.gitops.landing_job import LandingJob
 from app.gitops.pr_checks import CHECKS_WAKE
 from app.gitops.pr_integrate import PullRequestAttempt
 from app.gitops.runner import GitError, GitRunner, git
+from app.gitops.start_over import start_over
 
 log = logging.getLogger("odw.apphost")
 # Required checks of a task's pull request are re-read this often when no
@@ -120,6 +121,8 @@ class ActionsStages:
     tag_key: bytes = b""
     bot: str = "odw[bot]"
     dispatched: dict[str, DispatchedRun] = field(default_factory=dict)
+    # The App's clone, for a retry's fresh start (`DispatchStage.fresh`).
+    clone: Callable[[], LocalRepo] | None = None
 
     def start(self, dispatch: DispatchStage) -> None:
         tag = run_tag(self.tag_key, dispatch.token)
@@ -130,7 +133,9 @@ class ActionsStages:
             if found is not None:
                 self.dispatched[dispatch.key] = found
                 return
-        if not self.branch_ready:
+        if dispatch.fresh is not None:
+            self._start_fresh(dispatch.branch, dispatch.base, dispatch.fresh)
+        elif not self.branch_ready:
             # The branch starts from the base as it is now: a task after its
             # dependencies sees their landed work.
             contents = self.client.contents
@@ -158,6 +163,17 @@ class ActionsStages:
                 exc.status,
                 f"{exc.reason} ({WORKFLOW} predates its `tag` input: run `odw init --force`)",
             ) from None
+
+    def _start_fresh(self, branch: str, base: str, keep: str) -> None:
+        """A retry starts over from the base tip, its earlier work kept on `keep`
+        (`gitops.start_over`, in the App's clone; safe to repeat)."""
+        if self.clone is None:
+            raise RepoError(f"no clone to start {branch} over from")
+        start_over(self.clone(), base=base, branch=branch, keep=keep)
+        if self.client.contents.branch_sha(branch) is None:
+            head = self.client.contents.branch_sha(base) or self.base_sha
+            self.client.refs.create_branch(branch, head)
+        self.branch_ready = True
 
     def _resolve(self, expected: Expected, tag: str, since: float | None) -> DispatchedRun | None:
         runs = self.client.runs.list_runs(WORKFLOW, branch=expected.branch, event=DISPATCH_EVENT)

@@ -23,6 +23,7 @@ from app.apphost.app_effects import IngestRequested, StartRequested, TickRequest
 from app.apphost.runs import RunKey, find_open
 from app.apphost.step import Step, decide_step, load_state
 from app.commands.host import Launch, NoOpenRun
+from app.core.discovery import SurvivorEvidence
 from app.core.inputs import Input, MoveName, OperatorMove, PullClosed
 from app.core.ownership import PullFacts, foreign_pull_event
 from app.store import Store
@@ -110,6 +111,7 @@ def submit_move(
     task: str | None = None,
     reason: str = "",
     overrides: dict[str, Any] | None = None,
+    evidence: SurvivorEvidence | None = None,
     tx: Connection | None = None,
 ) -> Step:
     """An operator move into the open run of `key` (raises NoOpenRun when none is open).
@@ -121,8 +123,9 @@ def submit_move(
     if run_id is None:
         raise NoOpenRun(f"no open ODW run for {key.label()}")
     inp = OperatorMove(
-        at=now(), move=move, task=task, by=by, reason=reason, overrides=dict(overrides or {})
-    )
+        at=now(), move=move, task=task, by=by, reason=reason,
+        overrides=dict(overrides or {}), evidence=evidence,
+    )  # fmt: skip
     return submit(store, run_id, inp, tx=tx)
 
 

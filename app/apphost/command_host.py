@@ -13,7 +13,11 @@ from typing import Any
 from app.apphost import api
 from app.apphost.runs import RunKey, find_open
 from app.apphost.step import load_state
+from app.commands.answers import sentence
 from app.commands.host import Answer, Launch, Where
+from app.commands.said import launch_said, move_said
+from app.core.discovery import SurvivorEvidence
+from app.core.events import event_from_json
 from app.core.inputs import OperatorMove
 from app.core.naming import task_id_from_branch
 from app.core.repo_config import CONFIG_PATH, ConfigProblem, RepoConfig, read_repo_config
@@ -32,11 +36,14 @@ class AppCommandHost:
         client: Callable[[Where], RepositoryClient],
         wake: Callable[[], None] = lambda: None,
         clock: Callable[[], float] = time.monotonic,
+        read_branch: Callable[[Where, str, str], SurvivorEvidence] | None = None,
     ) -> None:
         self.store = store
         self.client = client
         self.wake = wake
         self.clock = clock
+        # (where, branch, task id) -> what the App's clone says about a kept branch
+        self.read_branch = read_branch
         self._settings: dict[tuple[int, str, str], tuple[float, RepoConfig]] = {}
         self._lock = threading.Lock()
 
@@ -95,9 +102,10 @@ class AppCommandHost:
             t = s.tasks.get(task)
             if t is None:
                 return Answer(False, f"run `{run_id}` has no open task {task}")
-            tries = t.attempts.get(t.stage or "", 0)
+            tries = t.cycle_attempt(t.stage or "")
+            cycle = f", retry {t.retries}" if t.retries else ""
             text = f"task {task} is **{t.status}**" + (
-                f" at {t.stage} (attempt {tries})" if t.stage else ""
+                f" at {t.stage} (attempt {tries}{cycle})" if t.stage else ""
             )
             if t.detail:
                 text += f": {sanitize_markdown(t.detail[:300])}"  # gate or agent output
@@ -111,20 +119,34 @@ class AppCommandHost:
         )  # fmt: skip
 
     def move(self, where: Where, move: OperatorMove) -> Answer:
+        move = self._with_evidence(where, move)
         step = api.submit_move(
             self.store, self.key(where), move.move, by=move.by, task=move.task,
-            reason=move.reason, overrides=dict(move.overrides),
+            reason=move.reason, overrides=dict(move.overrides), evidence=move.evidence,
         )  # fmt: skip
         self.wake()
         _, handles = self._handles(where)
         links = self._links(handles, move.task)
         if step.refused:
-            return Answer(False, step.refused, **links)
+            return Answer(False, sentence(step.refused), **links)
         rejected = [e for e in step.events if e.get("type") == "move-rejected"]
         if rejected:
-            return Answer(False, f"{rejected[-1]['why']}. Nothing was changed.", **links)
-        what = f"{move.move} {move.task}" if move.task else move.move
-        return Answer(True, f"done: {what}.", dispatched=bool(step.effects), **links)
+            return Answer(False, f"{sentence(rejected[-1]['why'])} Nothing was changed.", **links)
+        events = [event_from_json(e) for e in step.events]
+        state = step.state or load_state(self.store, step.run_id)
+        said = move_said(move, events, step.effects, state)
+        return Answer(True, said, dispatched=bool(step.effects), **links)
+
+    def _with_evidence(self, where: Where, move: OperatorMove) -> OperatorMove:
+        """`recover` and `rearm` continue from the kept branch: read it first."""
+        if move.move not in ("recover", "rearm") or move.task is None or self.read_branch is None:
+            return move
+        run_id = self.open_run(where)
+        t = load_state(self.store, run_id).tasks.get(move.task) if run_id else None
+        if t is None or not t.branch_started:
+            return move  # the core refuses or starts again from plan; nothing to read
+        evidence = self.read_branch(where, t.branch, t.id)
+        return move.model_copy(update={"evidence": evidence})
 
     def launch(self, where: Where, launch: Launch) -> Answer:
         key = self.key(where)
@@ -138,11 +160,5 @@ class AppCommandHost:
             )
         api.request_start(self.store, key, by=launch.by, launch=launch)
         self.wake()
-        if launch.resume_mode:
-            what = f"a fresh run recovering surviving branches ({launch.resume_mode} mode"
-            what += f", task {launch.resume_task})" if launch.resume_task else ")"
-        else:
-            what = "a dry run" if launch.dry_run else "a run"
-            what += f" of task {launch.task}" if launch.task else ""
-        return Answer(True, f"starting {what} on `{where.base}`; its run check follows.",
+        return Answer(True, f"{launch_said(launch, where.base)}; its run check follows.",
                       dispatched=True)  # fmt: skip

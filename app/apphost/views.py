@@ -348,7 +348,7 @@ def task_check(s: RunState, t: TaskState, links: Links, latest: Verdict | None) 
         v.conclusion,
         text=_tails(latest),
         external_id=task_check_id(s.run_id, v.id)[:255],
-        actions=tuple(actions_for(v.status)),
+        actions=tuple(actions_for(v.status, v.moves)),
         details_url=job,
     )
 

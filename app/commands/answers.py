@@ -19,6 +19,12 @@ MARKER = "<!-- odw:reply {comment} -->"
 QUOTE_LIMIT = 300  # characters of a command line shown in the reply
 
 
+def sentence(text: str) -> str:
+    """`text` ending in exactly one stop: never `?.` or `..`."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def reply_marker(comment_id: int) -> str:
     return MARKER.format(comment=comment_id)
 

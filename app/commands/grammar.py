@@ -184,6 +184,11 @@ def _rearm(a: _Args) -> Command:
             budgets[sub] = _override_value(value)
         else:
             overrides[key] = _override_value(value)
+    if not overrides:
+        raise a.fail(
+            "rearm needs at least one override, such as gateRetryBudget.build=4 or "
+            'instructions="..." (to run the task again as it was, use `retry` or `recover`)'
+        )
     try:
         checked = load_overrides(overrides)
     except ConfigError as exc:
@@ -209,14 +214,17 @@ def _resume(a: _Args) -> Command:
 
 
 def _recover(a: _Args) -> Command:
+    """`recover ID` continues one task's kept work; without an id the default mode
+    only assesses every surviving branch (nothing is written)."""
     words = list(a.words)
-    mode = "assess"
+    mode = None
     if words and not _TASK_ID.match(words[0]):
         mode = words.pop(0)
         if mode not in RECOVER_MODES:
             raise a.fail(f"{mode!r} is not a recovery mode ({', '.join(RECOVER_MODES)})")
     task = a.optional_task(words)
     a.nothing_more(words)
+    mode = mode or ("continue" if task is not None else "assess")
     return Command("recover", a.line, task=task, mode=mode)
 
 
@@ -250,7 +258,8 @@ _ROWS: tuple[Verb, ...] = (
     Verb(
         "retry",
         "/odw retry ID",
-        "run a failed task again (after the run ended, in a new run)",
+        "start a stopped task over from plan on a fresh branch from the base "
+        "(for a fault or flake; after the run ended, in a new run)",
         "/odw retry 1.2.3",
         "configured",
         _one_task("retry"),
@@ -259,8 +268,9 @@ _ROWS: tuple[Verb, ...] = (
     Verb(
         "rearm",
         "/odw rearm ID key=value...",
-        "re-arm a task with overrides: instructions, agent, model, "
-        "stageAttempts, gateRetryBudget[.gate], routeBudget[.stage]",
+        "re-arm a task with at least one override (instructions, agent, model, "
+        "stageAttempts, gateRetryBudget[.gate], routeBudget[.stage]) and continue "
+        "from its kept work",
         "/odw rearm 1.2.3 stageAttempts=3 gateRetryBudget.build=4",
         "configured",
         _rearm,
@@ -297,8 +307,10 @@ _ROWS: tuple[Verb, ...] = (
     Verb(
         "recover",
         "/odw recover [assess|review|continue] [ID]",
-        "a fresh launch over surviving branches in that resume mode (default assess)",
-        "/odw recover continue 1.2.3",
+        "continue a task from its kept work at the stage its ExecPlan's Status names "
+        "(`recover ID`; after the run ended, in a new run); without an id, a fresh "
+        "launch over surviving branches in that mode (default assess)",
+        "/odw recover 1.2.3",
         "configured",
         _recover,
         verbs.recover,

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from app.commands.answers import Line, reply_body, reply_marker
+from app.commands.answers import Line, reply_body, reply_marker, sentence
 from app.commands.buttons import BUTTONS, command_for_click, task_of_check
 from app.commands.grammar import VERBS, Command, CommandError, parse_line
 from app.commands.host import Answer, CommandHost, RepoGitHub, Where
@@ -110,8 +110,8 @@ class CommandHandler:
             return Line(
                 line,
                 False,
-                f"{sanitize_markdown(exc.problem)}. Usage: `{exc.usage}`. Nothing was changed; "
-                "`/odw help` lists every command.",
+                f"{sentence(sanitize_markdown(exc.problem))} Usage: `{exc.usage}`. Nothing was "
+                "changed; `/odw help` lists every command.",
             )
         if command.changes_state:
             need = config.command_permission
@@ -119,7 +119,7 @@ class CommandHandler:
                 where.repository, login, need, gh.permissions.permission_of
             )
             if not decision.allowed:
-                return Line(line, False, decision.refusal(login), refusal=True)
+                return Line(line, False, decision.refusal(), refusal=True)
             if fork is not None:
                 return Line(
                     line,
@@ -189,7 +189,7 @@ class CommandHandler:
             where.repository, login, config.command_permission, gh.permissions.permission_of
         )
         if not decision.allowed:
-            done = Line(line, False, decision.refusal(login), refusal=True)
+            done = Line(line, False, decision.refusal(), refusal=True)
         else:
             answer = self._execute(where, command, login, config)
             done = Line(line, answer.ok, answer.text, answer=answer)

@@ -47,9 +47,10 @@ class Decision:
     have: str
     need: str
 
-    def refusal(self, login: str) -> str:
+    def refusal(self) -> str:
+        """The refusal's words; the reply's footer names the commenter, once."""
         return (
-            f"@{login} has `{self.have}` permission on this repository; this command needs "
+            f"this account has `{self.have}` permission on this repository; this command needs "
             f"`{self.need}` or above (`commandPermission` in `.github/odw.yml`). Nothing was "
             "changed. Anyone who can read may use `/odw status` and `/odw help`, or ask a "
             f"maintainer with `{self.need}` access."

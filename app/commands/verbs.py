@@ -54,18 +54,21 @@ def move(a: Asked, c: Command) -> Answer:
     try:
         return a.host.move(a.where, op)
     except NoOpenRun:
-        if c.verb == "retry" and c.task is not None:
-            answer = a.host.launch(
-                a.where, Launch(a.by, resume_mode="continue", resume_task=c.task)
-            )
-            return Answer(
-                answer.ok,
-                f"the run had ended; {answer.text}",
-                answer.dispatched,
-                answer.run_check_url,
-                answer.task_pull_url,
-            )
+        if c.verb in ("retry", "recover") and c.task is not None:
+            return _relaunch(a, c.task)
         return Answer(False, "no ODW run is open on this repository; `/odw run` starts one")
+
+
+def _relaunch(a: Asked, task: str) -> Answer:
+    """After the run ended: a new run continuing the task's surviving branch."""
+    answer = a.host.launch(a.where, Launch(a.by, resume_mode="continue", resume_task=task))
+    return Answer(
+        answer.ok,
+        f"the run had ended, so {answer.text}" if answer.ok else answer.text,
+        answer.dispatched,
+        answer.run_check_url,
+        answer.task_pull_url,
+    )
 
 
 def run(a: Asked, c: Command) -> Answer:
@@ -74,5 +77,9 @@ def run(a: Asked, c: Command) -> Answer:
 
 
 def recover(a: Asked, c: Command) -> Answer:
-    """`recover` and `assess`: a fresh launch over surviving branches."""
+    """`recover ID` (continue mode) takes the continue route for that task in the
+    open run, or in a new run when none is open; `assess` and the other modes are
+    a fresh launch over surviving branches."""
+    if c.verb == "recover" and c.mode == "continue" and c.task is not None:
+        return move(a, c)
     return a.host.launch(a.where, Launch(a.by, resume_mode=c.mode, resume_task=c.task))

@@ -36,6 +36,9 @@ class DispatchStage(_Effect):
     subtasks: list[str] = Field(default_factory=list)
     deadline_seconds: float
     extras: dict[str, str] = Field(default_factory=dict)
+    # A retry's first attempt: keep the branch's work on this branch, then start
+    # the task branch again from the base tip.
+    fresh: str | None = None
 
 
 class Integrate(_Effect):

@@ -293,9 +293,21 @@ class TaskRetried(_Move):
 
 
 class TaskRearmed(_Move):
+    """Re-armed with overrides; `stage` is where it continues from its kept
+    work (None: it starts again from plan)."""
+
     type: Literal["task-rearmed"] = "task-rearmed"
     task: str
     overrides: dict[str, Any] = Field(default_factory=dict)
+    stage: str | None = None
+
+
+class TaskRecovered(_Move):
+    """Continue from the kept branch at `stage`, the one its ExecPlan's Status names."""
+
+    type: Literal["task-recovered"] = "task-recovered"
+    task: str
+    stage: str
 
 
 class StageCompletedManually(_Move):
@@ -367,6 +379,7 @@ Event = Annotated[
     | StopLifted
     | TaskRetried
     | TaskRearmed
+    | TaskRecovered
     | StageCompletedManually
     | TaskForceStarted
     | RunHalted

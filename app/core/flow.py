@@ -65,6 +65,7 @@ def dispatch(c: Context, t: TaskState, stage: str, lane: str) -> None:
         return
     token = c.token()
     number = t.attempts.get(stage, 0) + 1
+    fresh = t.fresh if spec(stage).writes else None  # the dispatch below clears it
     c.emit(
         ev.StageDispatched(at=c.at, task=t.id, stage=stage, attempt=number, lane=lane, token=token)
     )
@@ -83,6 +84,7 @@ def dispatch(c: Context, t: TaskState, stage: str, lane: str) -> None:
             subtasks=list(t.subtasks),
             deadline_seconds=c.s.config.deadline(stage),
             extras=prompt_extras(c.s, t),
+            fresh=fresh,
         )
     )
 

@@ -14,13 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.assessment import Assessment, SalvageResult
 from app.core.config import RunConfig
-from app.core.discovery import Survivor
+from app.core.discovery import Survivor, SurvivorEvidence
 from app.core.integration_schema import Report
 from app.core.judging import Fault
 from app.core.preflight import Preflight
 from app.core.verdict import Verdict
 
-MoveName = Literal["retry", "rearm", "complete", "force-start", "halt", "resume"]
+MoveName = Literal["retry", "recover", "rearm", "complete", "force-start", "halt", "resume"]
 JudgeDecision = Literal["continue", "recover", "fail"]
 
 
@@ -82,7 +82,11 @@ class GateJudged(_Input):
 
 
 class OperatorMove(_Input):
-    """retry, rearm, complete, force-start, halt, resume: who asked and why."""
+    """retry, recover, rearm, complete, force-start, halt, resume: who asked and why.
+
+    `evidence` is what the host read of the task's kept branch (for `recover`
+    and `rearm`, which continue from it); None when it was not read.
+    """
 
     kind: Literal["operator-move"] = "operator-move"
     move: MoveName
@@ -90,6 +94,7 @@ class OperatorMove(_Input):
     by: str
     reason: str = ""
     overrides: dict[str, Any] = Field(default_factory=dict)
+    evidence: SurvivorEvidence | None = None
 
 
 class PullClosed(_Input):

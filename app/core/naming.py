@@ -28,6 +28,12 @@ def addendum_branch(task_id: str) -> str:
     return f"roadmap-{slug(task_id)}{ADDENDUM_SUFFIX}"
 
 
+def kept_branch(branch: str, retry: int) -> str:
+    """Where a retry keeps the work `branch` held before it started over from the
+    base (outside `roadmap-*`, so discovery never takes it for a task branch)."""
+    return f"odw-kept/{branch}/retry-{retry}"
+
+
 def integration_branch(task_id: str) -> str:
     return f"integrate-{slug(task_id)}"
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.core.inputs import MoveName
 from app.core.notices import REMEDIATION_SUPPRESSED, failure_notice, remediation_notice
+from app.core.offers import NextMove, next_moves
 from app.core.result import run_result
 from app.core.sanitize import truncate
 from app.core.state import RunState, TaskState
@@ -44,15 +44,6 @@ class Judged:
 
 
 @dataclass(frozen=True)
-class NextMove:
-    """A move an operator can make on a stopped task, and what it does."""
-
-    move: MoveName
-    usage: str  # what follows the task id
-    says: str
-
-
-@dataclass(frozen=True)
 class StageRow:
     stage: str
     attempts: int
@@ -69,7 +60,8 @@ class TaskView:
     detail: str
     head: str  # one line: what the task does now, or how it ended
     conclusion: str | None  # a check run's conclusion; None while it runs
-    stages: tuple[StageRow, ...]
+    stages: tuple[StageRow, ...]  # attempts counted in the current retry cycle
+    retries: int  # operator restarts so far (retry, recover, rearm)
     last: Judged | None
     failure: str | None  # what failed and what is kept, once the task failed
     moves: tuple[NextMove, ...]
@@ -89,11 +81,12 @@ def task_view(s: RunState, t: TaskState) -> TaskView:
         conclusion=task_conclusion(t.status),
         stages=tuple(
             StageRow(stage, n, stage == t.stage and t.status == "running")
-            for stage, n in t.attempts.items()
+            for stage, n in t.cycle_attempts().items()
         ),
+        retries=t.retries,
         last=_judged(t),
         failure=failure_notice(t) if t.status in FAILED else None,
-        moves=next_moves(t),
+        moves=next_moves(s, t),
         landed_sha=t.landed_sha,
     )
 
@@ -102,7 +95,8 @@ def _head(t: TaskState) -> str:
     if t.status == "landed":
         return f"landed as {(t.landed_sha or '')[:12]}"
     if t.status == "running":
-        return f"running {t.stage} (attempt {t.attempts.get(t.stage or '', 0)})"
+        retry = f", retry {t.retries}" if t.retries else ""
+        return f"running {t.stage} (attempt {t.cycle_attempt(t.stage or '')}{retry})"
     return f"{t.status} at {t.stage or '-'}: {truncate(t.detail, HEAD_DETAIL)}"
 
 
@@ -129,17 +123,6 @@ def task_conclusion(status: str) -> str | None:
     if status == "blocked":
         return "neutral"
     return None
-
-
-def next_moves(t: TaskState) -> tuple[NextMove, ...]:
-    """The operator's next moves for a task that stopped."""
-    if t.status not in STOPPED:
-        return ()
-    return (
-        NextMove("retry", "", f"start the task again from {t.stage or 'plan'}"),
-        NextMove("complete", ' --reason "..."', "accept the stopped stage and go on"),
-        NextMove("rearm", "", "retry with new budgets"),
-    )
 
 
 @dataclass(frozen=True)

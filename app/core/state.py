@@ -21,7 +21,7 @@ from app.core import recovery_state
 from app.core.assessment import Assessment, SalvageResult
 from app.core.budgets import Ledger
 from app.core.config import RunConfig
-from app.core.naming import addendum_branch, task_branch
+from app.core.naming import addendum_branch, kept_branch, task_branch
 from app.core.pipeline import TaskStatus, spec
 from app.core.recovery_state import Recovery
 from app.core.roadmap import Roadmap
@@ -95,9 +95,28 @@ class TaskState:
     landed_sha: str | None = None
     assessment: Assessment | None = None
     salvage: SalvageResult | None = None
+    # Operator restarts (retry, recover, rearm) so far, and each stage's attempt
+    # count when the current cycle began: attempts are shown per cycle, while
+    # `attempts` keeps numbering them for the run (idempotency keys stay unique).
+    retries: int = 0
+    cycle_from: dict[str, int] = field(default_factory=dict)
+    # The gate whose budget ran out on a repeated failure, and that budget.
+    exhausted: tuple[str, int] | None = None
+    # After a retry, until its first write attempt is dispatched: the branch that
+    # keeps the earlier work while the task branch starts again from the base.
+    fresh: str | None = None
 
     def ledger(self, stage: str, gate: str) -> Ledger:
         return self.ledgers.get(f"{stage}/{gate}", Ledger())
+
+    def cycle_attempt(self, stage: str) -> int:
+        """Attempts of `stage` in the current retry cycle."""
+        return self.attempts.get(stage, 0) - self.cycle_from.get(stage, 0)
+
+    def cycle_attempts(self) -> dict[str, int]:
+        """Every stage tried in the current retry cycle, with its attempts there."""
+        counts = {stage: self.cycle_attempt(stage) for stage in self.attempts}
+        return {stage: n for stage, n in counts.items() if n > 0}
 
     @property
     def busy(self) -> bool:
@@ -337,7 +356,7 @@ def _stage_dispatched(s: RunState, e: ev.StageDispatched) -> None:
     t.visit_attempts += 1
     t.live[e.lane] = Attempt(e.stage, e.attempt, e.lane, e.token)
     if spec(e.stage).writes:
-        t.branch_started = True
+        t.branch_started, t.fresh = True, None
 
 
 def _attempt_judged(s: RunState, e: ev.AttemptJudged) -> None:
@@ -380,6 +399,8 @@ def _gate_charged(s: RunState, e: ev.GateCharged) -> None:
     t = s.tasks[e.task]
     old = t.ledger(e.stage, e.gate)
     t.ledgers[f"{e.stage}/{e.gate}"] = Ledger(e.fingerprint, e.charges, old.reset_used)
+    if e.decision == "exhausted":
+        t.exhausted = (e.gate, e.budget)
 
 
 def _judge_requested(s: RunState, e: ev.JudgeRequested) -> None:
@@ -488,7 +509,9 @@ def _salvage_recorded(s: RunState, e: ev.SalvageRecorded) -> None:
 
 def _task_retried(s: RunState, e: ev.TaskRetried) -> None:
     t = s.tasks[e.task]
+    kept = t.branch_started
     _reset(t)
+    t.fresh = kept_branch(t.branch, t.retries) if kept else None
     s.moves.append({"move": "retry", "task": t.id, "by": e.by, "reason": e.reason})
 
 
@@ -496,7 +519,17 @@ def _task_rearmed(s: RunState, e: ev.TaskRearmed) -> None:
     t = s.tasks[e.task]
     _reset(t)
     t.overrides = {**t.overrides, **e.overrides}
+    t.resume_at = e.stage
     s.moves.append({"move": "rearm", "task": t.id, "by": e.by, "reason": e.reason})
+
+
+def _task_recovered(s: RunState, e: ev.TaskRecovered) -> None:
+    t = s.tasks[e.task]
+    _reset(t)
+    t.resume_at = e.stage
+    s.moves.append(
+        {"move": "recover", "task": t.id, "stage": e.stage, "by": e.by, "reason": e.reason}
+    )
 
 
 def _stage_completed_manually(s: RunState, e: ev.StageCompletedManually) -> None:
@@ -520,7 +553,11 @@ def _task_force_started(s: RunState, e: ev.TaskForceStarted) -> None:
 
 
 def _reset(t: TaskState) -> None:
-    """Back to pending: verdict and output summary cleared; restart from the base tip."""
+    """Back to pending for a new retry cycle: verdict, output summary, budgets and
+    the cycle's attempt counts cleared (the run's attempt numbering goes on)."""
+    t.retries += 1
+    t.cycle_from = dict(t.attempts)
+    t.exhausted = t.fresh = None
     t.status, t.stage, t.detail, t.resume_at = "pending", None, "", None
     t.verdict, t.feedback, t.live, t.lane_results = None, "", {}, {}
     t.infra_faults = t.visit_attempts = 0
@@ -570,6 +607,7 @@ REDUCERS: dict[type, Reducer] = {
     ev.StopLifted: _stop_lifted,
     ev.TaskRetried: _task_retried,
     ev.TaskRearmed: _task_rearmed,
+    ev.TaskRecovered: _task_recovered,
     ev.StageCompletedManually: _stage_completed_manually,
     ev.TaskForceStarted: _task_force_started,
     ev.RunHalted: _run_halted,

@@ -69,16 +69,31 @@ def _common_dir(clone: Path) -> Path:
 
 
 def _add_worktree(
-    clone: Path, path: Path, *, remote: str, base: str, branch: str, detach: bool = False
+    clone: Path,
+    path: Path,
+    *,
+    remote: str,
+    base: str,
+    branch: str,
+    detach: bool = False,
+    fresh: str | None = None,
 ) -> str:
     """Fetch and check `branch` out at `path`; returns the start point used.
 
     With `detach` the checkout is a detached HEAD at the same commit, so several
     read-only attempts of one task (the two review lanes) can run side by side.
+    With `fresh` (a retry's first attempt) the remote branch's work is kept on
+    the branch `fresh` and the task branch starts again from the base.
     """
     listed = git(
         clone, "ls-remote", "--heads", remote, f"refs/heads/{branch}", timeout=NETWORK_TIMEOUT
     ).stdout
+    if fresh is not None and listed.strip():
+        head = listed.split()[0]
+        git(clone, "fetch", "--no-tags", "--quiet", remote, head, timeout=NETWORK_TIMEOUT)
+        git(clone, "push", "--quiet", remote, f"{head}:refs/heads/{fresh}", timeout=NETWORK_TIMEOUT)
+        git(clone, "push", "--quiet", remote, "--delete", branch, timeout=NETWORK_TIMEOUT)
+        listed = ""
     specs = [f"+refs/heads/{base}:refs/remotes/{remote}/{base}"]
     if listed.strip():
         specs.append(f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
@@ -160,6 +175,7 @@ def _task_checkout(
     out_dir: Path | None,
     detach: bool,
     on_worktree: Callable[[Path], None] | None,
+    fresh: str | None = None,
 ) -> Iterator[_Checkout]:
     """A worktree of the task branch (else the base) that is always removed after.
 
@@ -182,8 +198,9 @@ def _task_checkout(
     try:
         with _repo_lock(common):
             start = _add_worktree(
-                clone, worktree, remote=remote, base=base, branch=branch, detach=detach
-            )
+                clone, worktree, remote=remote, base=base, branch=branch, detach=detach,
+                fresh=fresh,
+            )  # fmt: skip
         yield _Checkout(worktree, out_dir, branch, start)
     except GitError as exc:
         raise LocalRunnerError(str(exc)) from None
@@ -213,6 +230,7 @@ def run_local_stage(
     env: Mapping[str, str] | None = None,
     on_worktree: Callable[[Path], None] | None = None,
     on_spawn: Callable[[int], None] | None = None,
+    fresh: str | None = None,
 ) -> StageRun:
     """Run one stage for `task` in a fresh worktree of `clone` and return its verdict.
 
@@ -235,6 +253,7 @@ def run_local_stage(
         out_dir=out_dir,
         detach=stage not in WRITE_STAGES,
         on_worktree=on_worktree,
+        fresh=fresh if stage in WRITE_STAGES else None,
     ) as co:
         context_file = None
         if context_text is not None:

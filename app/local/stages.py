@@ -196,6 +196,7 @@ class LocalStages:
                 env=env,
                 on_worktree=on_worktree,
                 on_spawn=on_spawn,
+                fresh=d.fresh,
             )
         return evidence(d, run.verdict)
 

@@ -113,13 +113,15 @@ def test_a_failed_task_shows_what_failed_the_kept_branch_and_the_way_back() -> N
     assert check.title.startswith("failed at plan (attempt 1 of 1): agent exited with code 1")
     assert check.title.endswith(f"; {command(task_view(run.state, t))}")
     assert len(check.title) <= TITLE_BUDGET
+    assert check.title.endswith("; /odw recover 1.1.1")
     assert "**Last attempt:** plan, attempt 1, failed" in check.summary
     assert "Task 1.1.1 failed at plan: " in check.summary
     assert "The branch roadmap-1-1-1 is kept." in check.summary
-    assert "`/odw retry 1.1.1` — start the task again from plan" in check.summary
+    assert "`/odw recover 1.1.1` — continue from the kept work on `roadmap-1-1-1`" in check.summary
+    assert "`/odw retry 1.1.1` — start over from plan on a fresh `roadmap-1-1-1`" in check.summary
     comment = views.status_comment(run.state, t, views.Links(), None, landed_note=False)
     assert "The branch roadmap-1-1-1 is kept." in comment
-    assert '`/odw complete 1.1.1 --reason "..."` — accept the stopped stage and go on' in comment
+    assert '`/odw complete 1.1.1 --reason "..."` — accept plan as passed and go on to' in comment
 
 
 def test_the_run_check_names_the_tasks_left_for_remediation_once_the_run_ended() -> None:

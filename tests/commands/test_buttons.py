@@ -8,7 +8,9 @@ import pytest
 
 from app.commands.buttons import actions_for, command_for_click, task_of_check
 from app.core.moves import REARMABLE, RESTARTABLE
+from app.core.offers import next_moves
 from app.core.pipeline import TaskStatus
+from tests.core.runkit import Run
 
 STATUSES = get_args(TaskStatus)
 
@@ -21,7 +23,7 @@ def test_buttons_fit_github_and_the_core_accepts_them(status: str) -> None:
         assert len(b.label) <= 20 and len(b.identifier) <= 20 and len(b.description) <= 40
         command = command_for_click(b.identifier, "1.2", "mona")
         assert command is not None and command.task == "1.2"
-        if command.verb in ("retry", "complete"):
+        if command.verb in ("retry", "recover", "complete"):
             assert status in RESTARTABLE
         if command.verb in ("force-start", "rearm"):
             assert status in REARMABLE
@@ -29,8 +31,29 @@ def test_buttons_fit_github_and_the_core_accepts_them(status: str) -> None:
         assert buttons == []
 
 
-def test_a_failed_task_offers_retry_assess_and_mark_complete() -> None:
-    assert [b.label for b in actions_for("failed")] == ["Retry", "Assess", "Mark complete"]
+def test_a_product_failure_s_first_button_continues_the_kept_work() -> None:
+    run = Run()
+    run.drive_to("1.1.1", "implement")
+    run.finish("1.1.1", "exit:3")
+    t = run.state.task("1.1.1")
+    buttons = actions_for(t.status, next_moves(run.state, t))
+    assert [(b.identifier, b.label) for b in buttons] == [
+        ("recover", "Continue"),
+        ("retry", "Start over"),
+        ("complete", "Mark complete"),
+    ]
+    click = command_for_click("recover", "1.1.1", "mona")
+    assert click is not None
+    assert (click.verb, click.mode, click.task) == ("recover", "continue", "1.1.1")
+
+
+def test_an_infrastructure_fault_s_first_button_starts_over() -> None:
+    run = Run(stage_attempts=1)
+    run.finish("1.1.1", "crash")
+    t = run.state.task("1.1.1")
+    buttons = actions_for(t.status, next_moves(run.state, t))
+    assert [b.identifier for b in buttons] == ["retry", "recover", "complete"]
+    assert buttons[0].description == "Start over from plan on a fresh branch"
 
 
 def test_rerun_means_retry_and_a_click_names_who_completed() -> None:

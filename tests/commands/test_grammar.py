@@ -62,7 +62,7 @@ def test_help_names_the_configured_level_for_commands_that_change_things() -> No
         ("/odw resume", None, {"verb": "resume"}),
         ("/odw recover", None, {"verb": "recover", "mode": "assess", "task": None}),
         ("/odw recover continue 1.2", None, {"verb": "recover", "mode": "continue", "task": "1.2"}),
-        ("/odw recover 1.2", None, {"verb": "recover", "mode": "assess", "task": "1.2"}),
+        ("/odw recover 1.2", None, {"verb": "recover", "mode": "continue", "task": "1.2"}),
         ("/odw assess 1.2", None, {"verb": "assess", "task": "1.2", "mode": "assess"}),
         ("/odw force-start 7.1", None, {"verb": "force-start", "task": "7.1"}),
         (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.commands.answers import Line, reply_body
 from app.commands.permission import Decision, PermissionCache, ignored_author, level_of, reaches
 from app.core.repo_config import ConfigProblem, parse_repo_config
 from app.github.client import RepositoryClient
@@ -45,7 +46,7 @@ def test_the_configured_level_decides(
     assert decision.allowed is allowed
     assert decision.have == role
     if not allowed:
-        text = decision.refusal("mona")
+        text = decision.refusal()
         assert f"`{need}`" in text and f"`{role}`" in text and "Nothing was changed" in text
 
 
@@ -149,9 +150,11 @@ def test_a_custom_role_counts_as_its_base_permission() -> None:
     assert level_of(Permission(permission="write", role_name="maintain")) == "maintain"
 
 
-def test_a_refusal_names_who_what_they_have_and_what_is_needed() -> None:
-    text = Decision(False, "read", "write").refusal("mona")
-    assert text.startswith("@mona has `read` permission on this repository;")
+def test_a_refusal_names_what_they_have_and_what_is_needed_and_mentions_them_once() -> None:
+    text = Decision(False, "read", "write").refusal()
+    assert text.startswith("this account has `read` permission on this repository;")
+    reply = reply_body("<!-- m -->", "mona", [Line("/odw run", False, text, refusal=True)])
+    assert reply.count("@mona") == 1
     assert "needs `write` or above" in text
     assert "Nothing was changed. Anyone who can read may use `/odw status`" in text
 

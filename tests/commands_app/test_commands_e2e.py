@@ -168,12 +168,17 @@ def test_comments_steer_a_run_once_and_only_from_people_allowed(
     assert task_status(store, "1.1") == "failed"
 
     # The maintainer's retry, delivered twice, is applied once and answered once.
+    kept_head = sample.git.refs()["refs/heads/roadmap-1-1"]
     fake.webhooks.duplicate_next()
     asked = fake.comment_as("maintainer", REPO, number, "please\n/odw retry")
     wait_until("the answer", lambda: len(replies(fake, number)) == 2)
     wait_until("both copies", lambda: settled(store, last_delivery(fake, "issue_comment")))
     answer = replies(fake, number)[1].body
-    assert "> `/odw retry" in answer and "done: retry 1.1" in answer
+    assert "> `/odw retry" in answer
+    assert (
+        "restarting 1.1 from plan on a fresh `roadmap-1-1` from the tip of `main`; "
+        "the previous attempts are kept on `odw-kept/roadmap-1-1/retry-1`"
+    ) in answer
     assert "[run check](" in answer and "[task pull request](" in answer
     assert (fake.bot_login, "eyes") in asked.reactions
     assert len(events_of(store, "task-retried")) == 1
@@ -193,6 +198,12 @@ def test_comments_steer_a_run_once_and_only_from_people_allowed(
         raise AssertionError(f"{e}\n{explain(service, actions)}") from None
     assert len(events_of(store, "task-retried")) == 1
     assert len(replies(fake, number)) == 2
+    # The retry started over on a fresh branch (plan ran again) and the earlier
+    # work is where the reply said; the task's pull request stayed open (a pull
+    # request GitHub closed would have stopped the task, not landed it).
+    assert sample.git.refs()["refs/heads/odw-kept/roadmap-1-1/retry-1"] == kept_head
+    plans = [e for e in events_of(store, "stage-dispatched") if e["task"] == "1.1"]
+    assert [e["stage"] for e in plans].count("plan") == 2
 
 
 def test_help_on_an_issue_is_the_grammar_table(
@@ -205,7 +216,9 @@ def test_help_on_an_issue_is_the_grammar_table(
     wait_until("the help", lambda: replies(fake, number))
     body = replies(fake, number)[0].body
     assert help_text() in body
-    assert "did you mean `retry`" in body and "Usage: `/odw retry ID`" in body
+    assert "did you mean `retry`? Usage: `/odw retry ID`" in body
+    [said] = [line for line in body.splitlines() if "did you mean" in line]
+    assert "?." not in said and ".." not in said, said
 
 
 def test_the_retry_button_reruns_a_failed_task_for_a_writer_only(
@@ -223,7 +236,9 @@ def test_the_retry_button_reruns_a_failed_task_for_a_writer_only(
         return last if ok else None
 
     check = wait_until("1.1's failed check run with buttons", failed_check)
-    assert [a["identifier"] for a in check.actions] == ["retry", "assess", "complete"]
+    # A product failure (implement exited 3): continuing the kept work comes first.
+    assert [a["identifier"] for a in check.actions] == ["recover", "retry", "complete"]
+    assert [a["label"] for a in check.actions] == ["Continue", "Start over", "Mark complete"]
     pull = next(p for p in fake.pulls.values() if p.head == "roadmap-1-1")
 
     fake.click_check_run_action(check.id, "retry", "reader")

@@ -36,8 +36,11 @@ def test_a_failure_shows_what_failed_the_kept_branch_and_the_way_back() -> None:
     [failed] = of(ev.TaskFailed, run.events)
     assert failed.detail in view.failure
     first = view.moves[0]
-    assert (first.move, first.says) == ("retry", "start the task again from plan")
-    assert [m.move for m in view.moves] == ["retry", "complete", "rearm"]
+    assert (first.move, first.says) == (
+        "recover",
+        "continue from the kept work on `roadmap-1-1-1` at the stage its ExecPlan's Status names",
+    )
+    assert [m.move for m in view.moves] == ["recover", "retry", "complete"]
     assert (view.head, view.conclusion) == (f"failed at plan: {failed.detail}", "failure")
     [stopped] = of(ev.RunStopped, run.events)
     assert stopped.kind == "failure"

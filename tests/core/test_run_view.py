@@ -72,8 +72,8 @@ def test_a_deferred_task_offers_moves_but_names_no_failure() -> None:
     run.finish("1.1.1", "provider:529")
     v = _view(run)
     assert v.status == "deferred"
-    assert [m.move for m in v.moves] == ["retry", "complete", "rearm"]
-    assert v.moves[1].usage == ' --reason "..."'
+    assert [m.move for m in v.moves] == ["retry", "recover", "complete"]
+    assert v.moves[2].usage == ' --reason "..."'
     assert v.failure is None
 
 

@@ -76,8 +76,5 @@ def handle(fake: FakeGitHub, request: Request) -> Response:
                     before=before.get(ref, zero),
                     after=after.get(ref, zero),
                 )
-                branch = ref.removeprefix("refs/heads/")
-                for pull in list(fake.pulls.values()):
-                    if pull.repo == full and pull.head == branch and pull.state == "open":
-                        fake.webhooks.send("pull_request", "synchronize", pull=pull)
+                fake.head_moved(repo, ref.removeprefix("refs/heads/"))
     return Response(body, status, headers)

@@ -230,4 +230,6 @@ def update_ref(fake: FakeGitHub, call: Call) -> Reply:
             raise error(422, "Update is not a fast forward")
         repo.git.set_ref(ref, sha, old)
     fake.webhooks.send("push", None, repo=repo, ref=ref, before=old, after=sha)
+    if ref.startswith("refs/heads/"):
+        fake.head_moved(repo, ref.removeprefix("refs/heads/"))
     return Reply(200, fake.shapes.git_ref(repo, ref, sha))

@@ -340,6 +340,23 @@ class FakeGitHub:
         self.webhooks.send("pull_request", "opened", pull=pull, sender=login)
         return pull
 
+    def head_moved(self, repo: s.Repository, branch: str) -> None:
+        """A branch moved: its open pull requests are synchronized, and one left
+        with no commits ahead of its base is closed by GitHub itself (and cannot
+        be reopened): a force-push to the base's commit closes the pull request
+        (public reports: dimikot/git-grok#30, urbit/vere#723, genuinetools/binctr#2)."""
+        for pull in list(self.pulls.values()):
+            if pull.repo != repo.full_name or pull.head != branch or pull.state != "open":
+                continue
+            head = repo.git.refs().get(f"refs/heads/{branch}")
+            base = repo.git.refs().get(f"refs/heads/{pull.base}")
+            if head is not None and base is not None and repo.git.is_ancestor(head, base):
+                with self.lock:
+                    pull.state = "closed"
+                self.webhooks.send("pull_request", "closed", pull=pull)
+            else:
+                self.webhooks.send("pull_request", "synchronize", pull=pull)
+
     def close_pull_as(self, login: str, full_name: str, number: int) -> None:
         """`login` closes the pull request unmerged. Its author may close it with no
         permission on the repository ("Closing a pull request", GitHub docs)."""

@@ -186,3 +186,19 @@ def test_creating_a_branch_that_already_points_there_is_done_and_elsewhere_is_re
     with pytest.raises(Unprocessable, match="already exists"):
         client.refs.create_branch("roadmap-1-1", other)
     assert repo.git.sha("refs/heads/roadmap-1-1") == base
+
+
+def test_a_pull_request_whose_head_is_forced_back_onto_its_base_is_closed_by_github(
+    fake: FakeGitHub, client: RepositoryClient, repo: Repository
+) -> None:
+    """GitHub closes (for good) a pull request left with no commits ahead of its
+    base; one still ahead after a forced move stays open."""
+    base = repo.git.sha("refs/heads/main")
+    assert base
+    _branch(repo, "roadmap-1-1", {"work/a.txt": "a"})
+    pull = client.pulls.create_pull("roadmap-1-1", "main", "1.1 First task", "body")
+    other = repo.git.commit_files("scratch", {"work/b.txt": "b"}, "b", parent=base)
+    client.refs.move_branch("roadmap-1-1", other, force=True)  # still one commit ahead
+    assert fake.pulls[(REPO_NAME, pull.number)].state == "open"
+    client.refs.move_branch("roadmap-1-1", base, force=True)
+    assert fake.pulls[(REPO_NAME, pull.number)].state == "closed"

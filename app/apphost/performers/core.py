@@ -99,7 +99,7 @@ class CorePerformer:
         def stages() -> ActionsStages:
             return ActionsStages(
                 ctx.client(key), run_id, str(meta.get("sha") or ""), again=again,
-                tag_key=ctx.tag_key, bot=ctx.config.bot_login,
+                tag_key=ctx.tag_key, bot=ctx.config.bot_login, clone=lambda: ctx.clone(key),
             )  # fmt: skip
 
         def integrator() -> MirrorIntegrator:

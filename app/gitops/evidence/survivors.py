@@ -87,3 +87,20 @@ def evidence_at(
         validation=validation_for(runs_root, task_id, head),
     )
     return Survivor(branch=branch, head=head, evidence=evidence)
+
+
+def kept_branch_evidence(
+    repo: LocalRepo, base: str, branch: str, task_id: str, runs_root: Path
+) -> SurvivorEvidence:
+    """The evidence for one task's kept branch, read now (an operator's `recover`
+    or `rearm` in an open run); a branch that is gone is a collection error."""
+    try:
+        head = repo.origin_heads().get(branch)
+    except (RepoError, GitError) as exc:
+        return SurvivorEvidence(collection_error=str(exc))
+    if head is None:
+        return SurvivorEvidence(collection_error=f"{branch} is not on origin")
+    found = _collect(repo, base, branch, head, task_id, runs_root)
+    if not found.readable:
+        return SurvivorEvidence(collection_error=f"the head of {branch} cannot be read")
+    return found.evidence
