@@ -71,7 +71,7 @@ def test_a_workflow_github_cannot_dispatch_fails_the_preflight_saying_what_to_co
     assert preflight.halt().startswith("auth preflight failed, nothing was dispatched: commit")
 
 
-@pytest.mark.parametrize("base", ["main", "dev"])
+@pytest.mark.parametrize("base", ["main", "dev"], ids=["base-is-default", "base-is-another-branch"])
 def test_a_workflow_on_the_default_branch_and_the_base_passes(fake: FakeGitHub, base: str) -> None:
     installation = _repo(fake, on_main=True, on_dev=True)
     preflight = check(_app(fake).repository(installation, REPO), base)

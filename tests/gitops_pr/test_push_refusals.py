@@ -84,7 +84,7 @@ def test_a_ruleset_that_restricts_updates_stops_without_a_pull_request(
     assert not notice(store.projections.tasks("run-1"))
 
 
-@pytest.mark.parametrize("method", ["push", "pull-request"])
+@pytest.mark.parametrize("method", ["push", "pull-request"], ids=["push", "pull-request"])
 def test_a_task_that_changes_workflows_stops_and_says_a_person_lands_it(
     fake: FakeGitHub, repo: Repository, client: RepositoryClient, ci: ChecksWake, store: Store,
     tmp_path: Path, method: str,
