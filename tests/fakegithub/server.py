@@ -568,6 +568,10 @@ class FakeGitHub:
         path = request.path
         if path.startswith(API_PREFIX + "/") or path == API_PREFIX:
             response = self._api(request, path[len(API_PREFIX) :] or "/")
+        elif path == "/api/graphql" and request.method.upper() == "POST":
+            from tests.fakegithub import graphql
+
+            response = graphql.handle(self, request)
         elif path.startswith("/_storage/"):
             from tests.fakegithub import routes_actions
 
@@ -587,6 +591,14 @@ class FakeGitHub:
     def _violation(self, text: str) -> None:
         with self.lock:
             self.violations.append(text)
+
+    def record_violation(self, text: str) -> None:
+        """A request GitHub would refuse, from a handler outside the REST path."""
+        self._violation(text)
+
+    def log_request(self, method: str, path: str, query: Any, status: int, body: Any) -> None:
+        """Log a request served outside the REST path (GraphQL), as REST ones are."""
+        self._log(method, path, query, status, body)
 
     def _api(self, request: Request, path: str) -> Response:
         from tests.fakegithub import (  # noqa: F401
