@@ -48,6 +48,9 @@ CALLS: tuple[PyGithubCall, ...] = (
         where="Transport.request, Transport.paginate, Transport._mint",
     ),
     PyGithubCall("github.Requester.Requester.requestJson", 2, where="GitHubArtifacts._locate"),
+    PyGithubCall(
+        "github.Requester.Requester.graphql_named_mutation", 3, where="GitHubPulls.mark_ready"
+    ),
     PyGithubCall("github.GithubException.GithubException", 3, where="artifacts"),
     PyGithubCall("github.Auth.Auth.authentication", 1, where="_HeaderAuth (PyGithub calls it)"),
     PyGithubCall("github.Repository.Repository.get_workflow", 1, where="GitHubDispatch"),
