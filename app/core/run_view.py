@@ -228,7 +228,9 @@ def run_view(s: RunState) -> RunView:
 def _task_row(s: RunState, r: dict[str, object]) -> TaskRow:
     t = s.tasks.get(str(r["id"]))
     status, detail = str(r["status"]), str(r.get("detail") or "")
-    if t is not None and (status in STOPPED or status in ("running", "landed")):
+    if t is not None and status in STOPPED:  # the front page has room for the cause
+        why = f"{t.status} at {t.stage or '-'}: {truncate(t.detail, HEAD_DETAIL * 3)}"
+    elif t is not None and status in ("running", "landed"):
         why = _head(t)
     else:
         why = truncate(detail, HEAD_DETAIL * 2) if detail else ""
