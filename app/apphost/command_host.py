@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from app.apphost import api
 from app.apphost.runs import RunKey, find_open
+from app.apphost.status_reply import run_status, task_status
 from app.apphost.step import load_state
 from app.commands.answers import sentence
 from app.commands.host import Answer, Launch, Where
@@ -21,7 +21,6 @@ from app.core.events import event_from_json
 from app.core.inputs import OperatorMove
 from app.core.naming import task_id_from_branch
 from app.core.repo_config import CONFIG_PATH, ConfigProblem, RepoConfig, read_repo_config
-from app.core.sanitize import sanitize_markdown
 from app.github.client import RepositoryClient
 from app.github.errors import FileTooLarge
 from app.store import Store
@@ -99,24 +98,10 @@ class AppCommandHost:
             return Answer(True, f"no ODW run is open on `{where.base}`; `/odw run` starts one")
         s = load_state(self.store, run_id)
         if task is not None:
-            t = s.tasks.get(task)
-            if t is None:
+            if task not in s.tasks:
                 return Answer(False, f"run `{run_id}` has no open task {task}")
-            tries = t.cycle_attempt(t.stage or "")
-            cycle = f", retry {t.retries}" if t.retries else ""
-            text = f"task {task} is **{t.status}**" + (
-                f" at {t.stage} (attempt {tries}{cycle})" if t.stage else ""
-            )
-            if t.detail:
-                text += f": {sanitize_markdown(t.detail[:300])}"  # gate or agent output
-            return Answer(True, text, **self._links(handles, task))
-        counts = Counter(t.status for t in s.tasks.values())
-        parts = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-        stop = f"; stopped: {s.stop.kind}" if s.stop is not None else ""
-        return Answer(
-            True, f"run `{run_id}` on `{where.base}`: {parts or 'no tasks'}{stop}",
-            **self._links(handles, None),
-        )  # fmt: skip
+            return Answer(True, task_status(s, task), **self._links(handles, task))
+        return Answer(True, run_status(s, where.base), **self._links(handles, None))
 
     def move(self, where: Where, move: OperatorMove) -> Answer:
         move = self._with_evidence(where, move)

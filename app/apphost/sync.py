@@ -21,7 +21,7 @@ from app.apphost import pr_landing, views
 from app.apphost.adapters import attempt_dir
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
-from app.github.errors import Forbidden, NotFound, Unprocessable
+from app.github.errors import Forbidden, GitHubError, NotFound, Unprocessable
 from app.github.protocols import CheckRunFields, Checks, Comments, Pulls
 from app.store import Store
 
@@ -78,9 +78,11 @@ class ViewSync:
             self._assessment(s, t, h)
             self._comment(s, t, h, links, latest)
             self._notice(s, t, h, links, latest)
-            self._close(t, h)
+            self._close(s, t, h)
         run = handles.setdefault(RUN, {})
-        self._check(run, "run", views.run_check(s, self._links(handles)), self.base_sha)
+        self._check(
+            run, "run", views.run_check(s, self._links(handles)), base_head(s, self.base_sha)
+        )
 
     # -- pieces ----------------------------------------------------------------
 
@@ -135,8 +137,12 @@ class ViewSync:
             run = self.client.checks.create_check_run(
                 view.name, head_sha, fields, replacing=existing if same_head else None
             )
-            if existing is not None and not same_head and not completed:
-                # Moved to a new head: the old run is concluded, never left spinning.
+            if existing is not None and not same_head and not completed and slot == "run":
+                # The base moved (a task landed): the run check follows it to the
+                # base's new head, and the old one is concluded there, never left
+                # spinning. A task's check on an older branch head is left as it
+                # is: GitHub shows only the head commit's checks on the pull
+                # request, so a cancel would cost a request nobody sees.
                 old = views.superseded_check(view.name, head_sha)
                 self.client.checks.update_check_run(
                     existing,
@@ -184,10 +190,18 @@ class ViewSync:
         h[f"{slot}Done"] = found.status == "completed"
         h[f"{slot}Conclusion"] = found.conclusion
 
-    def _head(self, t: TaskState, h: dict[str, Any], latest: Verdict | None) -> str:
-        if latest is not None and latest.head_after:
-            return latest.head_after
-        return str(h.get("checkHead") or self.base_sha)
+    def _head(self, s: RunState, h: dict[str, Any], latest: Verdict | None) -> str | None:
+        """The task branch's head, once it has a commit of its own; never a base commit.
+
+        A new branch starts at the base's head, and a stage that committed
+        nothing leaves it there: until the branch has its own commit the task
+        is shown on the run check only, so no task check sits on `main`.
+        """
+        bases = base_commits(s, self.base_sha)
+        for head in (latest.head_after if latest is not None else None, h.get("checkHead")):
+            if head and str(head) not in bases:
+                return str(head)
+        return None
 
     def _task_check(
         self,
@@ -197,15 +211,16 @@ class ViewSync:
         links: views.Links,
         latest: Verdict | None,
     ) -> None:
-        head = self._head(t, h, latest)
-        self._check(h, "check", views.task_check(s, t, links, latest), head, t.id)
+        head = self._head(s, h, latest)
+        if head is not None:
+            self._check(h, "check", views.task_check(s, t, links, latest), head, t.id)
 
     def _assessment(self, s: RunState, t: TaskState, h: dict[str, Any]) -> None:
         view = views.assessment_check(s, t)
-        if view is not None:
-            head = (t.salvage.sha if t.salvage and t.salvage.sha else None) or str(
-                h.get("checkHead") or self.base_sha
-            )
+        salvaged = t.salvage.sha if t.salvage and t.salvage.sha else None
+        head = salvaged if salvaged not in base_commits(s, self.base_sha) else None
+        head = head or self._head(s, h, None)
+        if view is not None and head is not None:
             self._check(h, "assessment", view, head, t.id)
 
     def _pull(self, s: RunState, t: TaskState, h: dict[str, Any], latest: Verdict | None) -> None:
@@ -232,6 +247,7 @@ class ViewSync:
         else:
             h["adopted"] = True  # a PR we may have opened before a crash: look for its comment
         h["pull"], h["pullUrl"], h["bodyDigest"] = found.number, found.html_url, views.digest(body)
+        h["pullNode"] = found.node_id
         self._save(t.id, h)
 
     def _comment(
@@ -302,13 +318,31 @@ class ViewSync:
         h["notices"] = [found.node_id]
         self._save(t.id, h)
 
-    def _close(self, t: TaskState, h: dict[str, Any]) -> None:
-        """A landed task's PR is closed (the squash landed by push), after its comment."""
+    def _close(self, s: RunState, t: TaskState, h: dict[str, Any]) -> None:
+        """A landed task's PR is closed (the squash landed by push), after its comment.
+
+        GitHub shows it as closed, not merged, since its merge button was not
+        used: the closing body names the commit, and a draft is marked ready
+        first, so it does not stay a closed draft. Where the task landed
+        through the pull request itself (a protected base), GitHub merged it.
+        """
         if t.status != "landed" or not h.get("pull") or h.get("closed"):
             return
-        pull = self.client.pulls.get_pull(int(h["pull"])) if h.get("adopted") else None
+        number = int(h["pull"])
+        by_merge = bool(pr_landing.notice(self.store.projections.tasks(self.run_id)))
+        pull = self.client.pulls.get_pull(number) if h.get("adopted") else None
         if pull is None or pull.state == "open":
-            self.client.pulls.update_pull(int(h["pull"]), state="closed")
+            node = str(h.get("pullNode") or (pull.node_id if pull is not None else ""))
+            if not by_merge and node and (pull is None or pull.draft):
+                try:
+                    self.client.pulls.mark_ready(node)
+                except GitHubError as exc:  # GitHub refused it: the PR stays a draft
+                    log.info("pull request #%s stays a draft: %s", number, exc)
+            if by_merge:
+                self.client.pulls.update_pull(number, state="closed")
+            else:
+                body = views.landed_body(s, t, self.repository_url)
+                self.client.pulls.update_pull(number, body=body, state="closed")
         h["closed"] = True
         h["status"] = "landed"
         self._save(t.id, h)
@@ -317,6 +351,22 @@ class ViewSync:
 def _executor_note(key: str) -> bool:
     """What the executor notes on a task's row (job links, branch); the sync keeps it."""
     return key in EXECUTOR_NOTES or key.startswith("job:")
+
+
+def base_head(s: RunState, pinned: str) -> str:
+    """The base's current head as the run knows it: the newest squash it landed,
+    else the commit the run started from (the run check lives there)."""
+    for task_id in reversed(s.landed):
+        sha = s.tasks[task_id].landed_sha if task_id in s.tasks else None
+        if sha:
+            return sha
+    return pinned
+
+
+def base_commits(s: RunState, pinned: str) -> set[str | None]:
+    """Every base commit the run knows (where it started, what it landed): no
+    task check run is created on one of them."""
+    return {None, "", pinned, *(t.landed_sha for t in s.tasks.values() if t.landed_sha)}
 
 
 def _shown(t: TaskState) -> bool:

@@ -27,7 +27,7 @@ from app.commands.buttons import actions_for
 from app.core.naming import execplan_path
 from app.core.ownership import task_check_id
 from app.core.pipeline import STAGES, spec
-from app.core.run_view import TaskView, run_view, task_view
+from app.core.run_view import RunView, TaskView, run_view, task_view
 from app.core.sanitize import (
     inline_code,
     markdown_code_block,
@@ -131,12 +131,16 @@ def run_check(s: RunState, links: Links) -> CheckView:
     lines = [
         f"**Run** {code(v.run_id, 200)} on {code(v.base, 100)}",
         "",
-        "| task | status | pull request |",
-        "|---|---|---|",
+        "| task | status | why | links |",
+        "|---|---|---|---|",
     ]
     for r in v.rows:
-        pr = links.pulls.get(r.id)
-        lines.append(f"| {cell(r.id)} | {cell(r.status)} | {f'[PR]({pr})' if pr else ''} |")
+        lines.append(
+            f"| {cell(r.id)} | {cell(r.status)} | {cell(r.why)} | {_row_links(r.id, links)} |"
+        )
+    nexts = _run_next(v)
+    if nexts:
+        lines += ["", "**Next:**", *(f"- {n}" for n in nexts)]
     if v.would_start is not None:
         would = ", ".join(untrusted(t, 40) for t in v.would_start[:10]) or "nothing"
         lines += [
@@ -164,13 +168,40 @@ def run_check(s: RunState, links: Links) -> CheckView:
     )
 
 
+def _row_links(task_id: str, links: Links) -> str:
+    """The task's pull request, check run and last Actions job, where they exist."""
+    found = [
+        f"[{label}]({url})"
+        for label, url in (
+            ("PR", links.pulls.get(task_id)),
+            ("check", links.checks.get(task_id)),
+            ("job", links.jobs.get(task_id)),
+        )
+        if url
+    ]
+    return " · ".join(found)
+
+
+def _run_next(v: RunView) -> list[str]:
+    """What to type now: undo an operator's halt, then each stopped task's moves."""
+    out = ["`/odw resume` — undo the halt and go on"] if v.resume else []
+    for r in v.rows:
+        i = untrusted(r.id, 60)
+        out += [f"`/odw {m.move} {i}{m.usage}` — {cell(m.says)}" for m in r.moves]
+    return out
+
+
 def superseded_check(name: str, head_sha: str) -> CheckView:
-    """What a task's check run on an older head says once it moved to `head_sha`."""
+    """What the run check on the base's older head says once the base moved to `head_sha`.
+
+    Concluded `neutral` (the run did not fail there): GitHub never reopens a
+    completed check run, so the run's front page is a new one on the new head.
+    """
     return CheckView(
         name,
-        one_line(f"superseded: moved to {head_sha[:12]}"),
-        f"This check moved to the branch's new head `{head_sha}`.",
-        "cancelled",
+        one_line(f"moved to the base's new head {head_sha[:12]}"),
+        f"The base moved to `{head_sha}` (a task landed): the run's check is there now.",
+        "neutral",
     )
 
 
@@ -533,3 +564,16 @@ def pull_body(s: RunState, t: TaskState, plan_committed: bool) -> str:
         lines.append(f"**ExecPlan:** not committed yet (`{plan}`)")
     lines += ["", "Opened by ODW as a draft; progress is in the status comment below."]
     return "\n".join(lines)
+
+
+def landed_body(s: RunState, t: TaskState, repository_url: str) -> str:
+    """The pull request's body once its squash landed by push: it names the commit,
+    and says why GitHub shows the pull request as closed, not merged."""
+    sha = t.landed_sha or ""
+    link = f"[{sha[:12]}]({repository_url}/commit/{sha})" if repository_url else f"`{sha[:12]}`"
+    return (
+        f"{pull_body(s, t, plan_committed=True)}\n\n"
+        f"**Landed** on {code(s.base, 100)} as squash commit {link}. GitHub shows this pull "
+        "request as closed, not merged: ODW pushed the squash commit to the base itself, "
+        "so the merge button was never used."
+    )

@@ -18,6 +18,7 @@ from app.cli.errors import UsageError, UserError
 
 if TYPE_CHECKING:
     from app.store import Store
+    from app.store.projections import RunView
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -90,19 +91,29 @@ def run_app_status(args: argparse.Namespace) -> int:
     finally:
         store.close()
     if args.json:
-        print(json.dumps([{"run": v.run_id, "status": v.status, **v.data} for v in views]))
+        print(json.dumps([{"run": v.run_id, "status": _shown(v), **v.data} for v in views]))
         return 0
     if not views:
         print("odw app: no runs yet")
     for v in views:
         key = v.data["key"]
         result = v.data.get("result") or {}
-        print(f"{v.run_id}  {key['repository']}@{key['base']}  {v.status}")
+        shown = _shown(v)
+        why = f" ({result['halted']})" if shown == "halted" else ""
+        print(f"{v.run_id}  {key['repository']}@{key['base']}  {shown}{why}")
         for r in result.get("results", []):
             print(f"  {r['id']:<12} {r['status']:<12} {r.get('stage') or ''}")
-        if result.get("halted"):
+        if result.get("halted") and shown != "halted":
             print(f"  halted: {result['halted']}")
     return 0
+
+
+def _shown(v: RunView) -> str:
+    """An open run that stopped and runs nothing is `halted`, not `running`:
+    the store keeps it open (a move can resume it), but nothing moves until then."""
+    result = v.data.get("result") or {}
+    running = any(r.get("status") == "running" for r in result.get("results", []))
+    return "halted" if v.status == "running" and result.get("halted") and not running else v.status
 
 
 def run_app_manifest(args: argparse.Namespace) -> int:

@@ -127,8 +127,12 @@ def task_conclusion(status: str) -> str | None:
 
 @dataclass(frozen=True)
 class TaskRow:
+    """One task on the run's front page: where it is, and why it waits or stopped."""
+
     id: str
     status: str
+    why: str  # "running implement", "parked: depends on 1.1, which did not land", ...
+    moves: tuple[NextMove, ...]
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,7 @@ class RunView:
     rows: tuple[TaskRow, ...]
     failed: tuple[str, ...]
     halted: str | None
+    resume: bool  # an operator's halt: `/odw resume` undoes it
     would_start: tuple[str, ...] | None  # a dry run's ready tasks; None: not a dry run
     max_parallel: int
     fault_metrics: tuple[tuple[str, int], ...]
@@ -157,7 +162,7 @@ class RunView:
 
 def run_view(s: RunState) -> RunView:
     result = run_result(s)
-    rows = tuple(TaskRow(r["id"], r["status"]) for r in result["results"])
+    rows = tuple(_task_row(s, r) for r in result["results"])
     landed = sum(1 for r in rows if r.status == "landed")
     failed = tuple(r.id for r in rows if r.status in FAILED)
     running = sum(1 for r in rows if r.status == "running")
@@ -191,6 +196,7 @@ def run_view(s: RunState) -> RunView:
         rows=rows,
         failed=failed,
         halted=halted,
+        resume=s.stop is not None and s.stop.kind == "operator" and not s.ended,
         would_start=would,
         max_parallel=s.config.max_parallel,
         fault_metrics=tuple(sorted(result["faultMetrics"].items())),
@@ -200,6 +206,19 @@ def run_view(s: RunState) -> RunView:
         if remediate
         else (REMEDIATION_SUPPRESSED if s.remediation == "suppressed" else None),
     )
+
+
+def _task_row(s: RunState, r: dict[str, object]) -> TaskRow:
+    t = s.tasks.get(str(r["id"]))
+    status, detail = str(r["status"]), str(r.get("detail") or "")
+    if t is not None and status in STOPPED:  # the front page has room for the cause
+        why = f"{t.status} at {t.stage or '-'}: {truncate(t.detail, HEAD_DETAIL * 3)}"
+    elif t is not None and status in ("running", "landed"):
+        why = _head(t)
+    else:
+        why = truncate(detail, HEAD_DETAIL * 2) if detail else ""
+    moves = next_moves(s, t) if t is not None and not s.ended else ()
+    return TaskRow(str(r["id"]), status, why, moves)
 
 
 def _would_start(s: RunState) -> tuple[str, ...] | None:

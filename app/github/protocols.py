@@ -61,6 +61,7 @@ class PullRequest:
     merge_commit_sha: str | None = None
     head_repo: str | None = None  # OWNER/NAME of the head branch (a fork's, or None if gone)
     author: str | None = None  # `user.login`: who opened it
+    node_id: str = ""  # the GraphQL id, for mutations REST lacks (marking a draft ready)
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,9 @@ class Pulls(Protocol):
     def merge_pull(
         self, number: int, sha: str, *, title: str | None = None, message: str | None = None
     ) -> MergeResult: ...
+    def mark_ready(self, node_id: str) -> None:
+        """A draft becomes ready for review (GraphQL only: REST cannot)."""
+        ...
 
 
 class Protection(Protocol):

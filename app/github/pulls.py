@@ -49,6 +49,7 @@ def _pull(data: dict[str, Any]) -> PullRequest:
         merge_commit_sha=data.get("merge_commit_sha"),
         head_repo=(data["head"].get("repo") or {}).get("full_name"),
         author=(data.get("user") or {}).get("login"),
+        node_id=str(data.get("node_id") or ""),
     )
 
 
@@ -118,6 +119,21 @@ class GitHubPulls:
             return _pull(self._t.request("PATCH", f"/pulls/{number}", body=changes)[1])
 
         return self._t.call("pulls.update", update, kind="update")
+
+    def mark_ready(self, node_id: str) -> None:
+        """GraphQL `markPullRequestReadyForReview` (REST has no way to undo a draft:
+        https://docs.github.com/en/graphql/reference/pulls#markpullrequestreadyforreview).
+        PyGithub posts it to `/graphql` beside the REST root (`/api/graphql` on
+        GitHub Enterprise Server); an `errors` answer is raised as a `GitHubError`."""
+
+        def ready() -> None:
+            self._t.github.requester.graphql_named_mutation(
+                "markPullRequestReadyForReview",
+                {"pullRequestId": node_id},
+                "pullRequest { isDraft }",
+            )
+
+        self._t.call("pulls.ready", ready, kind="update")
 
     def merge_pull(
         self, number: int, sha: str, *, title: str | None = None, message: str | None = None

@@ -49,7 +49,9 @@ CALLS: tuple[PyGithubCall, ...] = (
     ),
     PyGithubCall("github.Requester.Requester.requestJson", 2, where="GitHubArtifacts._locate"),
     PyGithubCall(
-        "github.Requester.Requester.graphql_named_mutation", 3, where="GitHubComments.minimize"
+        "github.Requester.Requester.graphql_named_mutation",
+        3,
+        where="GitHubComments.minimize_comment, GitHubPulls.mark_ready",
     ),
     PyGithubCall("github.GithubException.GithubException", 3, where="artifacts"),
     PyGithubCall("github.Auth.Auth.authentication", 1, where="_HeaderAuth (PyGithub calls it)"),

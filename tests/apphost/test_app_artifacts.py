@@ -44,7 +44,7 @@ def sample_spec() -> dict[str, Any]:
     return {"roadmap": ONE_TASK, "odw": {**ODW_YML, "config": config}}
 
 
-def test_each_hostile_artifact_ends_its_attempt_as_an_infra_fault_shown_on_the_task_check(
+def test_each_hostile_artifact_ends_its_attempt_as_an_infra_fault_shown_on_the_run_check(
     fake: FakeGitHub, service: Service, sample: Repository, actions: LocalActions
 ) -> None:
     uploads = list(HOSTILE)
@@ -74,11 +74,19 @@ def test_each_hostile_artifact_ends_its_attempt_as_an_infra_fault_shown_on_the_t
     for fault, (_, reason) in zip(faults, HOSTILE, strict=True):
         assert "the odw-verdict artifact was refused: " in fault["detail"], fault
         assert reason in fault["detail"], fault
+    # Nothing was ever committed on 1.1's branch: no task check (it would sit on
+    # the base commit); the run check, on main's head, shows the fault instead.
     check = wait_until(
-        "the task check to show the fault",
-        lambda: [c for c in _checks(fake, "ODW · 1.1") if c.conclusion == "failure"],
+        "the run check to show the fault",
+        lambda: [
+            c
+            for c in _checks(fake, "ODW · run")
+            if c.conclusion is not None and "infra-fault" in c.output["summary"]
+        ],
         timeout=30,
     )[-1]
+    assert _checks(fake, "ODW · 1.1") == []
+    assert check.head_sha == sample.git.sha("refs/heads/main")
     summary = check.output["summary"]
     assert "the odw-verdict artifact was refused" in summary, summary
     assert HOSTILE[-1][1] in summary, summary

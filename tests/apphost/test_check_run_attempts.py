@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from app.apphost import views
+from app.apphost.adapters import attempt_dir
 from app.apphost.sync import RUN, ViewSync
 from app.core.ownership import task_check_id
+from app.core.verdict import Verdict
 from app.github import GitHubApp
 from app.github.auth import AppCredentials, TokenCache
 from app.github.client import RepositoryClient
@@ -55,6 +57,23 @@ def syncer(store: Store, client: RepositoryClient, fake: FakeGitHub, tmp_path: P
     return ViewSync(store, client, "r", tmp_path / "run", sha, fake.bot_login)
 
 
+def branch_head(fake: FakeGitHub, tmp_path: Path) -> str:
+    """1.1's branch with a commit of its own, as its plan stage left it (a passed
+    plan verdict naming the head): a task's check runs sit on that head, never
+    on the base commit."""
+    git = fake.repos[REPO].git
+    head = git.commit_files(
+        "roadmap-1-1", {"docs/execplans/1-1.md": "# 1.1\n"}, "plan", git.sha("refs/heads/main")
+    )
+    verdict = Verdict(
+        stage="plan", task="1.1", token="t" * 16, passed=True, checks=[], head_after=head
+    )
+    where = attempt_dir(tmp_path / "run", "1.1", "plan", 1, "")
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "verdict.json").write_text(verdict.model_dump_json(), "utf-8")
+    return head
+
+
 def named(fake: FakeGitHub, name: str) -> list[s.CheckRun]:
     return sorted((c for c in fake.check_runs.values() if c.name == name), key=lambda c: c.id)
 
@@ -63,6 +82,7 @@ def test_a_retried_task_and_its_resumed_run_get_new_check_runs(
     fake: FakeGitHub, client: RepositoryClient, store: Store, tmp_path: Path
 ) -> None:
     run = Run(ROADMAP, stage_attempts=1)
+    head = branch_head(fake, tmp_path)
     sync = syncer(store, client, fake, tmp_path)
     sync.sync(run.state)
     run.finish("1.1", "exit:1")  # the task fails; the run stops, waiting for a person
@@ -78,7 +98,7 @@ def test_a_retried_task_and_its_resumed_run_get_new_check_runs(
     first, second = named(fake, "ODW · 1.1")
     assert (first.id, first.status, first.conclusion) == (failed.id, "completed", "failure")
     assert (second.status, second.conclusion) == ("in_progress", None)
-    assert second.head_sha == first.head_sha
+    assert second.head_sha == first.head_sha == head
     # The click's check (`ownership.foreign_click`) holds on the new check run too.
     assert second.external_id == first.external_id == task_check_id("r", "1.1")
     old_run, new_run = named(fake, views.RUN_CHECK)
@@ -101,6 +121,7 @@ def test_a_sync_taken_over_after_a_crash_finds_the_new_check_run_it_did_not_save
     fake: FakeGitHub, client: RepositoryClient, store: Store, tmp_path: Path
 ) -> None:
     run = Run(ROADMAP, stage_attempts=1)
+    branch_head(fake, tmp_path)
     sync = syncer(store, client, fake, tmp_path)
     run.finish("1.1", "exit:1")
     sync.sync(run.state)

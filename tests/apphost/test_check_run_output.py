@@ -13,7 +13,14 @@ from app.core.github_limits import CHECK_OUTPUT_LIMIT
 from app.core.verdict import Check, GateResult, Verdict
 from app.github.client import RepositoryClient
 from app.store import Store
-from tests.apphost.test_check_run_attempts import ROADMAP, client, named, store, syncer
+from tests.apphost.test_check_run_attempts import (
+    ROADMAP,
+    branch_head,
+    client,
+    named,
+    store,
+    syncer,
+)
 from tests.core.runkit import Run
 from tests.fakegithub import FakeGitHub
 
@@ -30,7 +37,9 @@ def test_70000_characters_of_non_ascii_gate_output_are_accepted_and_say_how_much
     run = Run(ROADMAP, stage_attempts=1)
     run.finish("1.1", "exit:1")
     assert sum(len(OUTPUT) for _ in GATES) == 70_000
+    head = branch_head(fake, tmp_path)
     verdict = Verdict(
+        head_after=head,
         stage="plan",
         task="1.1",
         token="t" * 16,
@@ -39,7 +48,7 @@ def test_70000_characters_of_non_ascii_gate_output_are_accepted_and_say_how_much
         gates=[GateResult(command=g, code=1, status="failed", tail=OUTPUT) for g in GATES],
     )
     where = attempt_dir(tmp_path / "run", "1.1", "plan", 1, "")
-    where.mkdir(parents=True)
+    where.mkdir(parents=True, exist_ok=True)
     (where / "verdict.json").write_text(verdict.model_dump_json(), "utf-8")
     syncer(store, client, fake, tmp_path).sync(run.state)
     [check] = named(fake, "ODW · 1.1")

@@ -76,9 +76,12 @@ def test_each_retry_gets_a_new_check_run_whose_buttons_work(
         store.close()
 
     checks = named(fake, TASK_CHECK)
-    # Each attempt's check runs stay as they ended (a head's move cancels the
-    # older head's): the two failures, and the newest, which landed.
-    assert all(c.status == "completed" for c in checks)
+    # Each attempt's check runs stay as they ended: the two failures, and the
+    # newest, which landed. Those left behind on an older branch head are not
+    # shown on the pull request any more and are not PATCHed to `cancelled`.
+    newest_head = checks[-1].head_sha
+    assert all(c.status == "completed" for c in checks if c.head_sha == newest_head)
+    assert not [c for c in checks if c.conclusion == "cancelled"]
     assert (first.status, first.conclusion) == ("completed", "failure")
     assert (second.status, second.conclusion) == ("completed", "failure")
     assert checks[-1].conclusion == "success" and checks[-1].id > second.id

@@ -609,6 +609,14 @@ class FakeGitHub:
         with self.lock:
             self.violations.append(text)
 
+    def record_violation(self, text: str) -> None:
+        """A request GitHub would refuse, from a handler outside the REST path."""
+        self._violation(text)
+
+    def log_request(self, method: str, path: str, query: Any, status: int, body: Any) -> None:
+        """Log a request served outside the REST path (GraphQL), as REST ones are."""
+        self._log(method, path, query, status, body)
+
     def _api(self, request: Request, path: str) -> Response:
         from tests.fakegithub import (  # noqa: F401
             moves,
