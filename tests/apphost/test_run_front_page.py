@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.apphost import views
 from app.apphost.status_reply import run_status, task_status
-from app.core.run_view import next_moves
+from app.core.offers import next_moves
 from tests.core.runkit import Run
 
 CHAIN = "# R\n\n- [ ] 1.1. Greet\n- [ ] 1.2. Wave\n  - Requires 1.1.\n- [ ] 1.3. Bow\n"
@@ -33,8 +33,8 @@ def test_the_run_check_says_why_each_task_waits_links_it_and_what_to_type() -> N
     assert f"[job]({JOB})" in rows["1.1"]
     assert "failed at plan" in rows["1.1"]
     nexts = summary.split("**Next:**")[1].split("\n\n")[0]
-    # The commands are the task's own moves (one table: `run_view.next_moves`).
-    for move in next_moves(run.state.task("1.1")):
+    # The commands are the task's own moves (one table: `offers.next_moves`).
+    for move in next_moves(run.state, run.state.task("1.1")):
         assert f"`/odw {move.move} 1.1{move.usage}`" in nexts
     assert "/odw resume" not in nexts  # not an operator's halt
 
