@@ -1,8 +1,12 @@
 """The App on the fake GitHub: REST requests per task, and webhook-to-next-dispatch time.
 
-A 4-task roadmap (one dependency chain) runs end to end: the fake GitHub, the
+The demo's roadmap (`make demo`: 3 tasks, one dependency) runs end to end: the fake GitHub, the
 real service (`odw serve`, SQLite) and the local "Actions" running `odw stage`
 with the scripted agent. Printed beside each figure, from the same run:
+
+- requests per landed task beside the minimum the pipeline needs
+  (`request_floor.NEEDED`, the requests no landed task can do without); the
+  issue's goal is at most 30;
 
 - requests per task (App installation tokens shown apart) beside the minimum
   the default pipeline needs for what the issue asks to show: per stage the
@@ -34,6 +38,8 @@ from pathlib import Path
 
 import requests
 
+from bench.request_floor import floor
+from tests.apphost.demo import ROADMAP
 from tests.apphost.harness import AGENT, REPO, Service, app_env, sample_files, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
@@ -88,7 +94,7 @@ def run_once(root: Path) -> dict[str, float]:
     actions.completed = {}
     actions.start()
     try:
-        fake.create_repository(REPO, sample_files())
+        fake.create_repository(REPO, sample_files(ROADMAP))
         fake.install("octo", [REPO])
         store = service.store()
         wait_until("installation", lambda: store.installations.installation_for_repository(REPO))
@@ -108,7 +114,14 @@ def run_once(root: Path) -> dict[str, float]:
         actions.stop()
         service.stop()
         fake.stop()
-    tasks = 4
+    tasks = ROADMAP.count("- [ ]")
+    landed = len(
+        {
+            c.name
+            for c in fake.check_runs.values()
+            if c.name != "ODW · run" and c.conclusion == "success"
+        }
+    )
     tokens = sum(1 for r in made if r["path"].endswith("/access_tokens"))
     rest = len(made) - tokens
     stages = len(fake.runs)
@@ -125,6 +138,10 @@ def run_once(root: Path) -> dict[str, float]:
             if done_id in actions.completed and next_at > actions.completed[done_id]:
                 gaps.append(next_at - actions.completed[done_id])
     result = {
+        "tasks": tasks,
+        "landed": landed,
+        "per_landed": rest / landed if landed else float("nan"),
+        "floor": floor(stages, landed) if landed else float("nan"),
         "per_task": rest / tasks,
         "minimum": minimum,
         "tokens": tokens,
@@ -134,7 +151,7 @@ def run_once(root: Path) -> dict[str, float]:
         "ack_median": statistics.median(acks),
     }
     kinds = Counter(f"{r['method']} {_route(r['path'])}" for r in made)
-    result["top"] = kinds.most_common(8)  # type: ignore[assignment]
+    result["top"] = kinds.most_common(12)  # type: ignore[assignment]
     return result
 
 
@@ -149,12 +166,17 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory(prefix="odw-bench-app-") as tmp:
         r = run_once(Path(tmp))
-    ratio = r["per_task"] / r["minimum"]
-    print(f"tasks: 4 (one dependency chain), stage runs dispatched: {r['stages']:.0f}")
     print(
-        f"REST requests per task, dispatch to landed: {r['per_task']:.1f}"
-        f"  (minimum {r['minimum']:.1f}; {ratio:.2f}x, goal <= 1.3x)"
-        f"  + {r['tokens']:.0f} installation tokens for the run"
+        f"tasks: {r['tasks']:.0f} (the demo's roadmap), landed: {r['landed']:.0f},"
+        f" stage runs dispatched: {r['stages']:.0f}"
+    )
+    print(
+        f"requests per landed task: {r['per_landed']:.1f}"
+        f" (minimum the pipeline needs: {r['floor']:.1f}; goal <= 30)"
+    )
+    print(
+        f"  older floor (also counting a run re-read and per-stage check edits):"
+        f" {r['minimum']:.1f} per task; + {r['tokens']:.0f} installation tokens for the run"
     )
     print(f"  most frequent: {', '.join(f'{k} x{n}' for k, n in r['top'])}")  # type: ignore[attr-defined]
     print(
