@@ -136,12 +136,7 @@ class ActionsStages:
         if dispatch.fresh is not None:
             self._start_fresh(dispatch.branch, dispatch.base, dispatch.fresh)
         elif not self.branch_ready:
-            # The branch starts from the base as it is now: a task after its
-            # dependencies sees their landed work.
-            contents = self.client.contents
-            if contents.branch_sha(dispatch.branch) is None:
-                head = contents.branch_sha(dispatch.base) or self.base_sha
-                self.client.refs.create_branch(dispatch.branch, head)
+            self._create_branch(dispatch.branch, dispatch.base)
             self.branch_ready = True
         inputs = {
             "stage": dispatch.stage,
@@ -163,6 +158,20 @@ class ActionsStages:
                 exc.status,
                 f"{exc.reason} ({WORKFLOW} predates its `tag` input: run `odw init --force`)",
             ) from None
+
+    def _create_branch(self, branch: str, base: str) -> None:
+        """The task's branch, from the base as the run knows it (`base_sha`: where
+        it started, or the newest squash it landed), so a task after its
+        dependencies sees their landed work. Created without a look first: one
+        that exists already (a resumed run's) is GitHub's 422, and kept."""
+        head = self.base_sha or self.client.contents.branch_sha(base)
+        if not head:
+            raise RepoError(f"the base {base} has no head to start {branch} from")
+        try:
+            self.client.refs.create_branch(branch, head)
+        except Unprocessable:
+            if self.client.contents.branch_sha(branch) is None:
+                raise
 
     def _start_fresh(self, branch: str, base: str, keep: str) -> None:
         """A retry starts over from the base tip, its earlier work kept on `keep`

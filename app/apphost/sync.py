@@ -235,15 +235,20 @@ class ViewSync:
             return
         if not t.branch_started or latest is None or (not latest.commits and not plan):
             return
-        found = self.client.pulls.find_pull(t.branch, s.base)
+        # Created without a look first, unless an executor died here mid-way:
+        # one open already (ours, opened before a crash) is GitHub's 422, then found.
+        found = self.client.pulls.find_pull(t.branch, s.base) if self.again else None
         if found is None:
             try:
                 found = self.client.pulls.create_pull(
                     t.branch, s.base, views.pull_title(s, t), body, draft=True
                 )
             except Unprocessable as exc:  # no commits between the branch and the base yet
-                log.info("no pull request for %s yet: %s", t.branch, exc)
-                return
+                found = None if self.again else self.client.pulls.find_pull(t.branch, s.base)
+                if found is None:
+                    log.info("no pull request for %s yet: %s", t.branch, exc)
+                    return
+                h["adopted"] = True  # opened before a crash: look for its comment
         else:
             h["adopted"] = True  # a PR we may have opened before a crash: look for its comment
         h["pull"], h["pullUrl"], h["bodyDigest"] = found.number, found.html_url, views.digest(body)

@@ -464,6 +464,12 @@ def status_comment(
         + ("" if final else " — the check run shows the current stage and attempts"),
     ]
     check = links.checks.get(t.id)
+    pull = links.pulls.get(t.id)
+    if not final and pull:
+        # While running, the pull request's Checks tab (GitHub docs, "About status
+        # checks"): each new branch head gets a new check run, and a link to
+        # that one alone would cost a comment edit per head.
+        check = f"{pull}/checks"
     refs = [f"branch {code(t.branch, 100)}"]
     if check:
         refs.append(f"[check run]({check})")

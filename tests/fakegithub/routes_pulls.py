@@ -191,6 +191,8 @@ def create_ref(fake: FakeGitHub, call: Call) -> Reply:
         raise error(422, "Reference name must start with 'refs/' and have at least two slashes")
     with fake.lock:
         if ref in repo.git.refs():
+            # A recorded exchange: 422 {"message": "Reference already exists"}
+            # (https://github.com/renovatebot/renovate/issues/20281).
             raise error(422, "Reference already exists")
         if repo.git.sha(sha) != sha:
             raise error(422, "Object does not exist")

@@ -27,6 +27,7 @@ from app.apphost.performers.base import HostContext
 from app.apphost.pr_landing import RunLanding
 from app.apphost.runs import RunKey, run_meta
 from app.apphost.step import load_state
+from app.apphost.sync import base_head
 from app.core.effects import DispatchStage, Effect
 from app.core.identity import Identity
 from app.core.state import RunState
@@ -97,8 +98,11 @@ class CorePerformer:
         roadmap = state.roadmap
 
         def stages() -> ActionsStages:
+            # The base as the run knows it: a task branches off the newest squash
+            # the run landed, without reading the base again.
+            base = base_head(state, str(meta.get("sha") or "")) if meta.get("sha") else ""
             return ActionsStages(
-                ctx.client(key), run_id, str(meta.get("sha") or ""), again=again,
+                ctx.client(key), run_id, base, again=again,
                 tag_key=ctx.tag_key, bot=ctx.config.bot_login, clone=lambda: ctx.clone(key),
             )  # fmt: skip
 
