@@ -116,6 +116,15 @@ class Origin:
         out = git(self.path, "for-each-ref", "--format=%(refname) %(objectname)")
         return dict(line.split(" ", 1) for line in out.splitlines())  # type: ignore[misc]
 
+    def heads(self) -> dict[str, str]:
+        """Branch name -> sha of every branch on the origin."""
+        prefix = "refs/heads/"
+        return {
+            ref.removeprefix(prefix): sha
+            for ref, sha in self.refs().items()
+            if ref.startswith(prefix)
+        }
+
     def log(self) -> list[tuple[str, str, list[str]]]:
         """(sha, message, parents) of every commit on the base, newest first."""
         out = git(self.path, "log", "--format=%H%x1f%P%x1f%B%x1e", self.base)

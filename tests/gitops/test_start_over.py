@@ -13,19 +13,6 @@ from tests.gitops.origins import Origin
 KEEP = "odw-kept/roadmap-1-1-1/retry-1"
 
 
-def heads(origin: Origin) -> dict[str, str]:
-    out = subprocess.run(
-        ["git", "ls-remote", "--heads", str(origin.path)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return {
-        ref.removeprefix("refs/heads/"): sha
-        for sha, ref in (line.split() for line in out.splitlines())
-    }
-
-
 def rev(origin: Origin, spec: str) -> str:
     return subprocess.run(
         ["git", "-C", str(origin.path), "rev-parse", spec],
@@ -37,19 +24,19 @@ def rev(origin: Origin, spec: str) -> str:
 
 def test_the_work_is_kept_and_the_branch_starts_again_from_the_base_tip(origin: Origin) -> None:
     branch = origin.task_branch("1.1.1")
-    before = heads(origin)
+    before = origin.heads()
     repo = LocalRepo.open(origin.clone())
     fresh = start_over(repo, base="main", branch=branch, keep=KEEP)
-    after = heads(origin)
+    after = origin.heads()
     assert after[KEEP] == before[branch]
     assert fresh is not None and after[branch] == fresh != after["main"]
     assert rev(origin, f"{fresh}^") == after["main"]  # one commit on the base's tip
     assert rev(origin, f"{fresh}^{{tree}}") == rev(origin, "main^{tree}")  # and it is empty
     assert start_over(repo, base="main", branch=branch, keep=KEEP) is None
-    assert heads(origin) == after
+    assert origin.heads() == after
 
 
 def test_a_branch_that_is_not_on_origin_is_left_to_be_created(origin: Origin) -> None:
     repo = LocalRepo.open(origin.clone())
     assert start_over(repo, base="main", branch="roadmap-9-9", keep=KEEP) is None
-    assert KEEP not in heads(origin)
+    assert KEEP not in origin.heads()

@@ -12,28 +12,17 @@ from tests.gitops.origins import Origin
 KEEP = "odw-kept/roadmap-1-1-1/retry-1"
 
 
-def remote_heads(origin: Origin) -> dict[str, str]:
-    out = subprocess.run(
-        ["git", "ls-remote", "--heads", str(origin.path)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    pairs = (line.split() for line in out.splitlines())
-    return {ref.removeprefix("refs/heads/"): sha for sha, ref in pairs}
-
-
 def test_a_fresh_attempt_starts_from_the_base_and_keeps_the_old_work(
     tmp_path: Path,
 ) -> None:
     origin = Origin.create(tmp_path / "remote", ["1.1.1"])
     branch = origin.task_branch("1.1.1")
-    before = remote_heads(origin)
+    before = origin.heads()
     clone = origin.clone()
     start = _add_worktree(
         clone, tmp_path / "wt", remote="origin", base="main", branch=branch, fresh=KEEP
     )
-    after = remote_heads(origin)
+    after = origin.heads()
     assert start == "refs/remotes/origin/main"
     assert after[KEEP] == before[branch] and branch not in after
     head = subprocess.run(
