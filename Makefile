@@ -42,8 +42,9 @@ mutation: $(STAMP) oracles
 
 # GitHub's published oracles, kept in a gitignored cache: the webhook examples
 # and schemas (webhook tests), the REST OpenAPI description (the fake GitHub
-# validates every request against it) and Octokit's recorded exchanges with
-# api.github.com (tests/github/contract replays them at the client). Without npm the tests that need them
+# validates every request against it), GitHub's GraphQL schema (the fake
+# validates every GraphQL document against it) and Octokit's recorded exchanges
+# with api.github.com (tests/github/contract replays them at the client). Without npm the tests that need them
 # skip and say why (under CI they fail instead).
 ORACLES          := .cache/oracles
 ORACLE_MODULES   := $(ORACLES)/node_modules/@octokit
@@ -51,14 +52,15 @@ WEBHOOK_EXAMPLES := $(ORACLE_MODULES)/webhooks-examples/api.github.com/index.jso
 WEBHOOK_SCHEMAS  := $(ORACLE_MODULES)/webhooks-schemas/schema.json
 REST_OPENAPI     := $(ORACLE_MODULES)/openapi/generated/api.github.com.json
 RECORDED         := $(ORACLE_MODULES)/fixtures/scenarios/api.github.com/get-repository/normalized-fixture.json
+GRAPHQL_SCHEMA   := $(ORACLE_MODULES)/graphql-schema/schema.json
 ORACLE_PACKAGES  := @octokit/webhooks-examples@7.6.1 @octokit/webhooks-schemas@7.6.1 \
-                    @octokit/openapi@23.0.2 @octokit/fixtures@23.1.2
+                    @octokit/openapi@23.0.2 @octokit/fixtures@23.1.2 @octokit/graphql-schema@15.26.1
 
 webhook-examples: oracles
 
 oracles:
 	@if [ ! -f $(WEBHOOK_EXAMPLES) ] || [ ! -f $(WEBHOOK_SCHEMAS) ] || [ ! -f $(REST_OPENAPI) ] \
-	    || [ ! -f $(RECORDED) ]; then \
+	    || [ ! -f $(RECORDED) ] || [ ! -f $(GRAPHQL_SCHEMA) ]; then \
 	  if command -v npm >/dev/null 2>&1; then \
 	    npm install --prefix $(ORACLES) --no-save --no-audit --no-fund --loglevel=error \
 	      $(ORACLE_PACKAGES) >/dev/null \

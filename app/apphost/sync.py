@@ -8,6 +8,13 @@ a crash repeats at most a lookup (the newest check run by `external_id`, the
 comment by its hidden marker), never a second check run or comment. A
 completed check run is never reopened: a retried task or a resumed run gets a
 new one.
+
+Progress edits are held: a check run or status comment shown in progress is
+edited `SETTLE` seconds after a change is first seen and at most once per
+`EDIT_EVERY` seconds (GitHub notifies nobody of an edit, and a stage's end and
+the next stage's dispatch a second apart would otherwise cost two). A held
+edit leaves `later` set, and the performer queues the next sync for then.
+Creating a view and concluding one are never held.
 """
 
 from __future__ import annotations
@@ -29,6 +36,12 @@ log = logging.getLogger("odw.apphost")
 
 RUN = ""  # run_tasks row of the run itself
 EXECUTOR_NOTES = frozenset({"jobUrl", "branch"})
+# Seconds between two progress edits of one check run or comment (GITHUB-UX:
+# debounce edits, at most every ~10 s per comment).
+EDIT_EVERY = 10.0
+# Seconds a progress change waits before it is shown, so a change that follows
+# at once (a landing after "integrating") is one write, not two back to back.
+SETTLE = 2.0
 
 
 class ViewGitHub(Protocol):
@@ -61,6 +74,30 @@ class ViewSync:
     mention: tuple[str, ...] = ()
     # Seconds per stage of each task, read from its verdicts once per sync.
     _times: dict[str, dict[str, float]] = field(default_factory=dict, init=False)
+    # When a held progress edit may be made (None: nothing held).
+    later: float | None = field(default=None, init=False)
+    # A landed task's status comment body, left for the request that closes its PR.
+    _last_comment: str | None = field(default=None, init=False)
+
+    def _held(self, h: dict[str, Any], slot: str, task: str) -> bool:
+        """Whether a progress edit of `slot` waits: until `SETTLE` after the
+        change was first seen (what follows at once, a stage's next dispatch or
+        a landing, is shown by the same edit) and `EDIT_EVERY` after the last
+        write. A held edit sets `later` to when it may be made."""
+        now = self.store.clock()
+        seen = h.get(f"{slot}SeenAt")
+        if seen is None:
+            seen = h[f"{slot}SeenAt"] = now
+            self._save(task, h)
+        due = max(float(seen) + SETTLE, float(h.get(f"{slot}EditedAt") or 0.0) + EDIT_EVERY)
+        if now >= due:
+            return False
+        self.later = due if self.later is None else min(self.later, due)
+        return True
+
+    def _edited(self, h: dict[str, Any], slot: str) -> None:
+        h[f"{slot}EditedAt"] = self.store.clock()
+        h.pop(f"{slot}SeenAt", None)
 
     def sync(self, s: RunState) -> None:
         handles = self.store.projections.tasks(self.run_id)
@@ -76,6 +113,7 @@ class ViewSync:
             self._task_check(s, t, h, links, latest)
             links = self._links(handles)
             self._assessment(s, t, h)
+            self._last_comment = None
             self._comment(s, t, h, links, latest)
             self._notice(s, t, h, links, latest)
             self._close(s, t, h)
@@ -83,6 +121,7 @@ class ViewSync:
         self._check(
             run, "run", views.run_check(s, self._links(handles)), base_head(s, self.base_sha)
         )
+        self._halt_notice(s, handles)
 
     # -- pieces ----------------------------------------------------------------
 
@@ -130,6 +169,9 @@ class ViewSync:
         if existing is not None and same_head and not reopen:
             # Still running, or completed as the view says: a completed run's
             # status and conclusion are never sent again, only what it shows.
+            concludes = not completed and view.conclusion is not None
+            if not concludes and self._held(h, slot, task):
+                return
             fields = self._fields(view, with_status=not completed)
             run = self.client.checks.update_check_run(existing, fields)
         else:
@@ -156,6 +198,7 @@ class ViewSync:
         h[f"{slot}Id"], h[f"{slot}Head"], h[f"{slot}Digest"] = run.id, head_sha, digest
         h[f"{slot}Done"] = view.conclusion is not None
         h[f"{slot}Conclusion"] = view.conclusion
+        self._edited(h, slot)
         if slot == "check" and run.html_url:
             h["checkUrl"] = run.html_url
         if slot == "run" and run.html_url:
@@ -269,6 +312,11 @@ class ViewSync:
         digest = views.digest(body)
         if h.get("commentDigest") == digest:
             return
+        if self._closes_in_one(t, h):
+            self._last_comment = body  # the landing's one request carries it (`_close`)
+            return
+        if h.get("comment") and t.status == "running" and self._held(h, "comment", t.id):
+            return
         number, comments = int(h["pull"]), self.client.comments
         if not h.get("comment") and (h.get("adopted") or self.again):
             found = comments.find_marked_comment(number, views.marker(t.id), self.bot_login)
@@ -278,10 +326,13 @@ class ViewSync:
             try:
                 comments.edit_comment(int(h["comment"]), body)
             except NotFound:  # someone deleted it: recreate it once
-                h["comment"] = comments.create_comment(number, body).id
+                created = comments.create_comment(number, body)
+                h["comment"], h["commentNode"] = created.id, created.node_id
         else:
-            h["comment"] = comments.create_comment(number, body).id
+            created = comments.create_comment(number, body)
+            h["comment"], h["commentNode"] = created.id, created.node_id
         h["commentDigest"] = digest
+        self._edited(h, "comment")
         self._save(t.id, h)
 
     def _notice(
@@ -323,6 +374,39 @@ class ViewSync:
         h["notices"] = [found.node_id]
         self._save(t.id, h)
 
+    def _halt_notice(self, s: RunState, handles: dict[str, dict[str, Any]]) -> None:
+        """One new comment when the run halted for a reason no task's notice
+        tells (a provider or infrastructure stop, lost access, unresolved
+        survivors): on the pull request of the first task left open, since a
+        run has no conversation of its own. Posted once per halt."""
+        key = views.halt_notice_key(s)
+        run = handles.setdefault(RUN, {})
+        if key is None or run.get("haltNotice") == key:
+            return
+        waiting = [
+            handles[t.id]
+            for t in s.tasks.values()
+            if t.status != "landed" and handles.get(t.id, {}).get("pull")
+        ]
+        if not waiting:
+            log.info("run %s halted; no pull request to post the notice on", self.run_id)
+            run["haltNotice"] = key
+            self._save(RUN, run)
+            return
+        number, comments = int(waiting[0]["pull"]), self.client.comments
+        marker = views.notice_marker("run", key)
+        found = comments.find_marked_comment(number, marker, self.bot_login) if self.again else None
+        if found is None:
+            comments.create_comment(number, views.halt_notice(s, key, self.mention))
+            log.info(
+                "notified %s on pull request #%s: run %s halted",
+                ", ".join(self.mention) or "nobody (no one to mention)",
+                number,
+                self.run_id,
+            )
+        run["haltNotice"] = key
+        self._save(RUN, run)
+
     def _close(self, s: RunState, t: TaskState, h: dict[str, Any]) -> None:
         """A landed task's PR is closed (the squash landed by push), after its comment.
 
@@ -334,6 +418,9 @@ class ViewSync:
         if t.status != "landed" or not h.get("pull") or h.get("closed"):
             return
         number = int(h["pull"])
+        if self._closes_in_one(t, h):
+            self._close_in_one(s, t, h)
+            return
         by_merge = bool(pr_landing.notice(self.store.projections.tasks(self.run_id)))
         pull = self.client.pulls.get_pull(number) if h.get("adopted") else None
         if pull is None or pull.state == "open":
@@ -352,10 +439,44 @@ class ViewSync:
         h["status"] = "landed"
         self._save(t.id, h)
 
+    def _closes_in_one(self, t: TaskState, h: dict[str, Any]) -> bool:
+        """Whether a landed task's pull request is closed by one request that also
+        carries its status comment's last edit: landed by push (not through the
+        pull request), ODW opened the PR and its comment here (their node ids
+        saved), and no executor died mid-way (a sync taken over looks first)."""
+        if t.status != "landed" or h.get("closed") or h.get("adopted") or self.again:
+            return False
+        if not (h.get("pullNode") and h.get("commentNode")):
+            return False
+        return not pr_landing.notice(self.store.projections.tasks(self.run_id))
+
+    def _close_in_one(self, s: RunState, t: TaskState, h: dict[str, Any]) -> None:
+        """Close the PR, marked ready first, with the status comment's last edit,
+        in one GraphQL request. Refused in part, it is done again the REST way
+        (each part is safe to repeat)."""
+        body = views.landed_body(s, t, self.repository_url)
+        comment = self._last_comment
+        edit = (str(h["commentNode"]), comment) if comment is not None else None
+        try:
+            self.client.pulls.close_landed(str(h["pullNode"]), body, ready=True, comment=edit)
+        except GitHubError as exc:
+            log.info(
+                "pull request #%s: one-request close refused (%s); closing it again", h["pull"], exc
+            )
+            if comment is not None:
+                self.client.comments.edit_comment(int(h["comment"]), comment)
+            self.client.pulls.update_pull(int(h["pull"]), body=body, state="closed")
+        if comment is not None:
+            h["commentDigest"] = views.digest(comment)
+            self._edited(h, "comment")
+        h["closed"] = True
+        h["status"] = "landed"
+        self._save(t.id, h)
+
 
 def _executor_note(key: str) -> bool:
     """What the executor notes on a task's row (job links, branch); the sync keeps it."""
-    return key in EXECUTOR_NOTES or key.startswith("job:")
+    return key in EXECUTOR_NOTES or key.startswith(("job:", "jobRun:"))
 
 
 def base_head(s: RunState, pinned: str) -> str:

@@ -189,6 +189,13 @@ class Pulls(Protocol):
         """A draft becomes ready for review (GraphQL only: REST cannot)."""
         ...
 
+    def close_landed(
+        self, node_id: str, body: str, *, ready: bool, comment: tuple[str, str] | None = None
+    ) -> None:
+        """A landed pull request closed with `body` (its status comment's last edit
+        and marked ready first, where asked), in one request."""
+        ...
+
 
 class Protection(Protocol):
     def required_contexts(self, branch: str) -> list[str] | None: ...

@@ -53,6 +53,7 @@ CALLS: tuple[PyGithubCall, ...] = (
         3,
         where="GitHubComments.minimize_comment, GitHubPulls.mark_ready",
     ),
+    PyGithubCall("github.Requester.Requester.graphql_query", 2, where="GitHubPulls.close_landed"),
     PyGithubCall("github.GithubException.GithubException", 3, where="artifacts"),
     PyGithubCall("github.Auth.Auth.authentication", 1, where="_HeaderAuth (PyGithub calls it)"),
     PyGithubCall("github.Repository.Repository.get_workflow", 1, where="GitHubDispatch"),
