@@ -13,6 +13,11 @@ from tests.fakegithub.oracles import GRAPHQL_SCHEMA, require_oracle
 from tests.fakegithub.state import Installation
 from tests.github.conftest import REPO
 
+UNKNOWN_INPUT = (
+    "mutation { x: updatePullRequest(input: {pullRequestId: 1, bogus: 2})"
+    " { pullRequest { state } } }"
+)
+
 
 def _draft_pull_with_comment(fake: FakeGitHub, client: RepositoryClient) -> tuple[int, str, str]:
     git = fake.repos[REPO].git
@@ -61,8 +66,7 @@ def test_a_document_github_would_refuse_is_a_violation(
     token = fake.mint_token(installation, [REPO], {"pull_requests": "write"}).token
     answer = requests.post(
         fake.api_url.removesuffix("/v3") + "/graphql",
-        json={"query": "mutation { x: updatePullRequest(input: {pullRequestId: 1, bogus: 2}) "
-              "{ pullRequest { state } } }"},  # fmt: skip
+        json={"query": UNKNOWN_INPUT},
         headers={"Authorization": f"token {token}"},
         timeout=10,
     )
