@@ -9,17 +9,21 @@ comment by its hidden marker), never a second check run or comment. A
 completed check run is never reopened: a retried task or a resumed run gets a
 new one.
 
-Progress edits are held: a check run or status comment shown in progress is
-edited `SETTLE` seconds after a change is first seen and at most once per
-`EDIT_EVERY` seconds (GitHub notifies nobody of an edit, and a stage's end and
-the next stage's dispatch a second apart would otherwise cost two). A held
-edit leaves `later` set, and the performer queues the next sync for then.
-Creating a view and concluding one are never held.
+Progress edits are few: a check run in progress is edited when its title
+(stage, attempt) changes, not for what moves within a stage; and a check run
+or status comment in progress is edited `SETTLE` seconds after a change is
+first seen and at most once per `EDIT_EVERY` seconds (GitHub notifies nobody
+of an edit, and a stage's end and the next stage's dispatch a second apart
+would otherwise cost two). A held edit leaves `later` set, and the performer
+queues the next sync for then. Creating a view and concluding one are never
+held. A landing's writes (comment, PR, checks) go as one request
+(`app/github/landing_writes.py`).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,6 +33,7 @@ from app.apphost.adapters import attempt_dir
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
 from app.github.errors import Forbidden, GitHubError, NotFound, Unprocessable
+from app.github.landing_writes import LandingWrites
 from app.github.protocols import CheckRunFields, Checks, Comments, Pulls
 from app.store import Store
 
@@ -53,6 +58,7 @@ class ViewGitHub(Protocol):
     def pulls(self) -> Pulls: ...
     @property
     def comments(self) -> Comments: ...
+    def land_views(self, writes: LandingWrites) -> int: ...
 
 
 @dataclass
@@ -78,6 +84,12 @@ class ViewSync:
     later: float | None = field(default=None, init=False)
     # A landed task's status comment body, left for the request that closes its PR.
     _last_comment: str | None = field(default=None, init=False)
+    # This sync's landing writes, sent as one request at its end, and what is
+    # saved once they are done (`app/github/landing_writes.py`).
+    _writes: LandingWrites = field(default_factory=LandingWrites, init=False)
+    _after: list[Callable[[], None]] = field(default_factory=list, init=False)
+    _landing: set[str] = field(default_factory=set, init=False)  # tasks closing in one
+    _repo_node: str = field(default="", init=False)
 
     def _held(self, h: dict[str, Any], slot: str, task: str) -> bool:
         """Whether a progress edit of `slot` waits: until `SETTLE` after the
@@ -102,11 +114,17 @@ class ViewSync:
     def sync(self, s: RunState) -> None:
         handles = self.store.projections.tasks(self.run_id)
         self._times = {t.id: stage_times(self.run_dir, t) for t in s.tasks.values() if _shown(t)}
+        self._writes, self._after, self._landing = LandingWrites(), [], set()
+        self._repo_node = next(
+            (str(v["repoNode"]) for v in handles.values() if v.get("repoNode")), ""
+        )
         links = self._links(handles)
         for t in s.tasks.values():
             if not _shown(t):
                 continue
             h = handles.setdefault(t.id, {})
+            if self._closes_in_one(t, h):
+                self._landing.add(t.id)
             latest = latest_verdict(self.run_dir, t)
             self._pull(s, t, h, latest)
             links = self._links(handles)
@@ -121,6 +139,10 @@ class ViewSync:
         self._check(
             run, "run", views.run_check(s, self._links(handles)), base_head(s, self.base_sha)
         )
+        if self._writes.parts:
+            self.client.land_views(self._writes)
+            for done in self._after:
+                done()
         self._halt_notice(s, handles)
 
     # -- pieces ----------------------------------------------------------------
@@ -170,9 +192,23 @@ class ViewSync:
             # Still running, or completed as the view says: a completed run's
             # status and conclusion are never sent again, only what it shows.
             concludes = not completed and view.conclusion is not None
+            if not completed and not concludes and view.title == h.get(f"{slot}Title"):
+                # In progress, and its title (stage, attempt) stands: what moved
+                # within the stage (a lane's verdict, a job link) rides along
+                # with the next title change or the conclusion.
+                return
             if not concludes and self._held(h, slot, task):
                 return
             fields = self._fields(view, with_status=not completed)
+            node = str(h.get(f"{slot}Node") or "")
+            if concludes and task in self._landing and node and self._repo_node:
+                # Concluded by the landing's one request; recorded once it is done.
+                self._writes.update_check(
+                    self._repo_node, node, fields,
+                    lambda: self.client.checks.update_check_run(existing, fields),
+                )  # fmt: skip
+                self._after.append(lambda: self._record(h, slot, view, head_sha, task))
+                return
             run = self.client.checks.update_check_run(existing, fields)
         else:
             fields = self._fields(view, with_status=True)
@@ -186,23 +222,37 @@ class ViewSync:
                 # is: GitHub shows only the head commit's checks on the pull
                 # request, so a cancel would cost a request nobody sees.
                 old = views.superseded_check(view.name, head_sha)
-                self.client.checks.update_check_run(
-                    existing,
-                    CheckRunFields(
-                        status=old.status,
-                        conclusion=old.conclusion,
-                        title=old.title,
-                        summary=old.summary,
-                    ),
+                ended = CheckRunFields(
+                    status=old.status,
+                    conclusion=old.conclusion,
+                    title=old.title,
+                    summary=old.summary,
                 )
-        h[f"{slot}Id"], h[f"{slot}Head"], h[f"{slot}Digest"] = run.id, head_sha, digest
-        h[f"{slot}Done"] = view.conclusion is not None
-        h[f"{slot}Conclusion"] = view.conclusion
-        self._edited(h, slot)
+                node = str(h.get(f"{slot}Node") or "")
+                if self._writes.parts and node and self._repo_node:  # a landing moved it
+                    self._writes.update_check(
+                        self._repo_node, node, ended,
+                        lambda: self.client.checks.update_check_run(existing, ended),
+                    )  # fmt: skip
+                else:
+                    self.client.checks.update_check_run(existing, ended)
+            h[f"{slot}Node"] = run.node_id
+        h[f"{slot}Id"] = run.id
         if slot == "check" and run.html_url:
             h["checkUrl"] = run.html_url
         if slot == "run" and run.html_url:
             h["runUrl"] = run.html_url  # the run check, linked from command replies
+        self._record(h, slot, view, head_sha, task)
+
+    def _record(
+        self, h: dict[str, Any], slot: str, view: views.CheckView, head_sha: str, task: str
+    ) -> None:
+        """Save what the check run now shows, so the next sync writes only a change."""
+        h[f"{slot}Head"], h[f"{slot}Digest"] = head_sha, view.digest()
+        h[f"{slot}Title"] = view.title
+        h[f"{slot}Done"] = view.conclusion is not None
+        h[f"{slot}Conclusion"] = view.conclusion
+        self._edited(h, slot)
         self._save(task, h)
 
     def _fields(self, view: views.CheckView, *, with_status: bool) -> CheckRunFields:
@@ -295,7 +345,8 @@ class ViewSync:
         else:
             h["adopted"] = True  # a PR we may have opened before a crash: look for its comment
         h["pull"], h["pullUrl"], h["bodyDigest"] = found.number, found.html_url, views.digest(body)
-        h["pullNode"] = found.node_id
+        h["pullNode"], h["repoNode"] = found.node_id, found.base_repo_node
+        self._repo_node = self._repo_node or found.base_repo_node
         self._save(t.id, h)
 
     def _comment(
@@ -451,27 +502,39 @@ class ViewSync:
         return not pr_landing.notice(self.store.projections.tasks(self.run_id))
 
     def _close_in_one(self, s: RunState, t: TaskState, h: dict[str, Any]) -> None:
-        """Close the PR, marked ready first, with the status comment's last edit,
-        in one GraphQL request. Refused in part, it is done again the REST way
-        (each part is safe to repeat)."""
+        """The status comment's last edit, the PR marked ready and closed: parts
+        of the landing's one request, each with its REST write should GitHub
+        refuse it; what they change is saved once they are done."""
+        number, pulls, comments = int(h["pull"]), self.client.pulls, self.client.comments
         body = views.landed_body(s, t, self.repository_url)
-        comment = self._last_comment
-        edit = (str(h["commentNode"]), comment) if comment is not None else None
-        try:
-            self.client.pulls.close_landed(str(h["pullNode"]), body, ready=True, comment=edit)
-        except GitHubError as exc:
-            log.info(
-                "pull request #%s: one-request close refused (%s); closing it again", h["pull"], exc
-            )
-            if comment is not None:
-                self.client.comments.edit_comment(int(h["comment"]), comment)
-            self.client.pulls.update_pull(int(h["pull"]), body=body, state="closed")
+        comment, node = self._last_comment, str(h["pullNode"])
         if comment is not None:
-            h["commentDigest"] = views.digest(comment)
-            self._edited(h, "comment")
-        h["closed"] = True
-        h["status"] = "landed"
-        self._save(t.id, h)
+            self._writes.edit_comment(
+                str(h["commentNode"]), comment,
+                lambda: comments.edit_comment(int(h["comment"]), comment),
+            )  # fmt: skip
+        self._writes.mark_ready(node, lambda: _ready_or_not(pulls, node, number))
+        self._writes.close_pull(
+            node, body, lambda: pulls.update_pull(number, body=body, state="closed")
+        )
+
+        def closed() -> None:
+            if comment is not None:
+                h["commentDigest"] = views.digest(comment)
+                self._edited(h, "comment")
+            h["closed"] = True
+            h["status"] = "landed"
+            self._save(t.id, h)
+
+        self._after.append(closed)
+
+
+def _ready_or_not(pulls: Pulls, node: str, number: int) -> None:
+    """Mark a draft ready; GitHub refusing it (not a draft any more) leaves it as it is."""
+    try:
+        pulls.mark_ready(node)
+    except GitHubError as exc:
+        log.info("pull request #%s stays a draft: %s", number, exc)
 
 
 def _executor_note(key: str) -> bool:

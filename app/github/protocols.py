@@ -34,6 +34,7 @@ class CheckRun:
     summary: str | None
     details_url: str | None
     html_url: str | None
+    node_id: str = ""  # the GraphQL id, for a landing's one request (`landing_writes`)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class PullRequest:
     head_repo: str | None = None  # OWNER/NAME of the head branch (a fork's, or None if gone)
     author: str | None = None  # `user.login`: who opened it
     node_id: str = ""  # the GraphQL id, for mutations REST lacks (marking a draft ready)
+    base_repo_node: str = ""  # the base repository's GraphQL id (`updateCheckRun` names it)
 
 
 @dataclass(frozen=True)
@@ -187,13 +189,6 @@ class Pulls(Protocol):
     ) -> MergeResult: ...
     def mark_ready(self, node_id: str) -> None:
         """A draft becomes ready for review (GraphQL only: REST cannot)."""
-        ...
-
-    def close_landed(
-        self, node_id: str, body: str, *, ready: bool, comment: tuple[str, str] | None = None
-    ) -> None:
-        """A landed pull request closed with `body` (its status comment's last edit
-        and marked ready first, where asked), in one request."""
         ...
 
 

@@ -50,6 +50,7 @@ def _pull(data: dict[str, Any]) -> PullRequest:
         head_repo=(data["head"].get("repo") or {}).get("full_name"),
         author=(data.get("user") or {}).get("login"),
         node_id=str(data.get("node_id") or ""),
+        base_repo_node=str((data["base"].get("repo") or {}).get("node_id") or ""),
     )
 
 
@@ -134,40 +135,6 @@ class GitHubPulls:
             )
 
         self._t.call("pulls.ready", ready, kind="update")
-
-    def close_landed(
-        self, node_id: str, body: str, *, ready: bool, comment: tuple[str, str] | None = None
-    ) -> None:
-        """Close a pull request whose squash landed by push, in one GraphQL request:
-        its status comment's last edit (`comment`: node id and body), marked ready
-        first when it is a draft, then closed with `body`. GitHub runs a
-        document's mutations serially, in order (GraphQL spec, "Mutation"), so
-        three writes cost one request; any refusal is raised as a `GitHubError`
-        after the others ran, and every part is safe to send again."""
-        variables: dict[str, Any] = {"pull": node_id, "body": fit(body, BODY_LIMIT)}
-        params, parts = ["$pull: ID!", "$body: String!"], []
-        if comment is not None:
-            variables["comment"], variables["commentBody"] = comment[0], fit(comment[1], BODY_LIMIT)
-            params += ["$comment: ID!", "$commentBody: String!"]
-            parts.append(
-                "comment: updateIssueComment(input: {id: $comment, body: $commentBody})"
-                " { issueComment { id } }"
-            )
-        if ready:
-            parts.append(
-                "ready: markPullRequestReadyForReview(input: {pullRequestId: $pull})"
-                " { pullRequest { isDraft } }"
-            )
-        parts.append(
-            "close: updatePullRequest(input: {pullRequestId: $pull, body: $body, state: CLOSED})"
-            " { pullRequest { state } }"
-        )
-        query = f"mutation({', '.join(params)}) {{ {' '.join(parts)} }}"
-
-        def close() -> None:
-            self._t.github.requester.graphql_query(query, variables)
-
-        self._t.call("pulls.close", close, kind="update")
 
     def merge_pull(
         self, number: int, sha: str, *, title: str | None = None, message: str | None = None

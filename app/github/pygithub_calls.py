@@ -45,7 +45,7 @@ CALLS: tuple[PyGithubCall, ...] = (
         "github.Requester.Requester.requestJsonAndCheck",
         2,
         ("parameters", "headers", "input"),
-        where="Transport.request, Transport.paginate, Transport._mint",
+        where="Transport.request, Transport.paginate, Transport._mint, landing_writes.send",
     ),
     PyGithubCall("github.Requester.Requester.requestJson", 2, where="GitHubArtifacts._locate"),
     PyGithubCall(
@@ -53,7 +53,6 @@ CALLS: tuple[PyGithubCall, ...] = (
         3,
         where="GitHubComments.minimize_comment, GitHubPulls.mark_ready",
     ),
-    PyGithubCall("github.Requester.Requester.graphql_query", 2, where="GitHubPulls.close_landed"),
     PyGithubCall("github.GithubException.GithubException", 3, where="artifacts"),
     PyGithubCall("github.Auth.Auth.authentication", 1, where="_HeaderAuth (PyGithub calls it)"),
     PyGithubCall("github.Repository.Repository.get_workflow", 1, where="GitHubDispatch"),

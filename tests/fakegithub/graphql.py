@@ -16,7 +16,7 @@ classifier's case, https://github.com/orgs/community/discussions/19865) and
 `markPullRequestReadyForReview`. The endpoint is `/graphql` on github.com and
 `/api/graphql` on GHES (PyGithub derives it from the REST base URL `/api/v3`).
 
-`updateIssueComment` and `updatePullRequest` (its `state: CLOSED` closes, as
+`updateIssueComment`, `updateCheckRun` and `updatePullRequest` (its `state: CLOSED` closes, as
 REST's `PATCH .../pulls/{n}` does: https://docs.github.com/en/graphql/reference/input-objects#updatepullrequestinput)
 change what the REST routes change, under the same limits, and send the same
 webhooks. A document may hold several mutations: GitHub runs top-level
@@ -40,8 +40,10 @@ from typing import TYPE_CHECKING, Any
 import graphql as gql
 from werkzeug.wrappers import Request, Response
 
-from tests.fakegithub.limits import refuse_long_comment, refuse_long_pull_body
+from tests.fakegithub.checkruns import refuse_reopening
+from tests.fakegithub.limits import refuse_long_comment, refuse_long_output, refuse_long_pull_body
 from tests.fakegithub.oracles import GRAPHQL_SCHEMA
+from tests.fakegithub.routes import apply_check_fields
 from tests.fakegithub.server import Reply
 
 if TYPE_CHECKING:
@@ -259,3 +261,46 @@ def update_pull_request(fake: FakeGitHub, token: Any, given: dict[str, Any]) -> 
             pull.state = state
     fake.webhooks.send("pull_request", "closed" if closing else "edited", pull=pull)
     return {"pullRequest": {"id": node, "state": pull.state.upper()}}
+
+
+@mutation("updateCheckRun")
+def update_check_run(fake: FakeGitHub, token: Any, given: dict[str, Any]) -> dict[str, Any]:
+    """A check run's status, conclusion, output, details URL, external id or buttons
+    (https://docs.github.com/en/graphql/reference/mutations#updatecheckrun, input
+    `repositoryId` (`R_<id>`) and `checkRunId` (`CR_<id>`), enum values upper-case):
+    what `PATCH .../check-runs/{id}` does, under its output limits and its rule
+    that a completed check run is never reopened, with the same `check_run`
+    `completed` webhook. Only a GitHub App's token with `checks: write` may."""
+    repo_node, node = str(given.get("repositoryId") or ""), str(given.get("checkRunId") or "")
+    number = node.removeprefix("CR_")
+    run = fake.check_runs.get(int(number)) if number.isdigit() else None
+    repo = fake.repos.get(run.repo) if run is not None else None
+    if run is None or repo is None or repo_node != f"R_{repo.id}":
+        raise _unresolved(node)
+    if run.repo not in _allowed(fake, token):
+        raise _unresolved(node)
+    if token.permissions.get("checks") != "write":
+        raise GraphQLError("FORBIDDEN", "Resource not accessible by integration")
+    body: dict[str, Any] = {}
+    for ours, theirs in (("details_url", "detailsUrl"), ("external_id", "externalId")):
+        if given.get(theirs) is not None:
+            body[ours] = given[theirs]
+    for name in ("status", "conclusion"):
+        if given.get(name) is not None:
+            body[name] = str(given[name]).lower()
+    if given.get("output") is not None:
+        body["output"] = dict(given["output"])
+    if given.get("actions") is not None:
+        body["actions"] = list(given["actions"])
+    try:
+        refuse_long_output(body.get("output"))
+        with fake.lock:
+            refuse_reopening(run, body)
+            was = run.status
+            apply_check_fields(run, body, fake.now())
+            run.updates += 1
+    except Reply as refused:
+        raise _unprocessable(refused) from refused
+    if run.status == "completed" and was != "completed":
+        fake.webhooks.send("check_run", "completed", check_run=run)
+    return {"checkRun": {"id": node}}
