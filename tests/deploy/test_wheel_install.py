@@ -220,3 +220,22 @@ def test_the_manifest_ships_in_the_wheel(installed: Installed, tmp_path: Path) -
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["hook_attributes"]["url"] == "https://odw.example.org/webhooks"
+
+
+def test_odw_init_from_the_wheel_writes_its_templates(installed: Installed, tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    proc = subprocess.run(
+        [str(installed.bin / "odw"), "init", "--path", str(repo), "--action", "me/odw@v0.1.0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=tmp_path,
+        env=fresh_env(tmp_path),
+    )
+    assert proc.returncode == 0, proc.stderr
+    for written in (".github/workflows/odw-stage.yml", ".github/odw.yml", "docs/roadmap.md"):
+        assert (repo / written).read_text() == (
+            REPO_ROOT / "actions" / "templates" / Path(written).name
+        ).read_text().replace("__ACTION__", "me/odw@v0.1.0").replace("__TIMEOUT__", "120")
