@@ -27,7 +27,7 @@ def links(text: str) -> list[str]:
     return re.findall(r"\]\(([^)\s]+)\)", prose)
 
 
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", PAGES, ids=["readme", "deploy"])
 def test_every_local_link_leads_somewhere(page: str) -> None:
     source = REPO_ROOT / page
     broken = []

@@ -44,8 +44,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--action",
         metavar="REF",
-        help=f"the ODW stage action you published, as owner/repo@ref ({ACTION_EXAMPLE}), "
-        "or ./path",
+        help=f"the ODW stage action you published, as owner/repo@ref ({ACTION_EXAMPLE}), or ./path",
     )
     p.add_argument(
         "--timeout-minutes",
