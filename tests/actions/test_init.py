@@ -62,9 +62,21 @@ def test_workflow_matches_githubs_workflow_schema(initialised: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def actionlint(cwd: Path) -> subprocess.CompletedProcess[str]:
+    """actionlint with shellcheck, so every `run:` script is checked too."""
+    return run(tool("actionlint"), "-no-color", "-shellcheck", tool("shellcheck"), cwd=cwd)
+
+
 def test_workflow_passes_actionlint(initialised: Path) -> None:
-    proc = run(tool("actionlint"), "-no-color", cwd=initialised)
+    proc = actionlint(initialised)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_actionlint_checks_the_workflows_scripts(initialised: Path) -> None:
+    wf = initialised / ".github" / "workflows" / "odw-stage.yml"
+    wf.write_text(wf.read_text().replace('name="$ODW_BRANCH"', "name=$ODW_BRANCH; cd $name", 1))
+    proc = actionlint(initialised)
+    assert proc.returncode != 0 and "shellcheck" in proc.stdout, proc.stdout
 
 
 def test_workflow_uses_the_actions_real_inputs(tmp_path: Path, run_odw) -> None:
@@ -72,12 +84,12 @@ def test_workflow_uses_the_actions_real_inputs(tmp_path: Path, run_odw) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=30)
     shutil.copy(REPO_ROOT / "action.yml", tmp_path / "action.yml")
     assert run_odw("init", "--path", str(tmp_path), "--action", "./").returncode == 0
-    proc = run(tool("actionlint"), "-no-color", cwd=tmp_path)
+    proc = actionlint(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # And actionlint would notice a wrong one.
     wf = tmp_path / ".github" / "workflows" / "odw-stage.yml"
     wf.write_text(wf.read_text().replace("token: ${{ inputs.token }}", "tokn: ${{ inputs.token }}"))
-    assert run(tool("actionlint"), "-no-color", cwd=tmp_path).returncode != 0
+    assert actionlint(tmp_path).returncode != 0
 
 
 def test_workflow_shape(initialised: Path) -> None:
