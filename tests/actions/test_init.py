@@ -255,6 +255,8 @@ def test_toolchain_and_agent_are_installed_before_the_stage_runs(initialised: Pa
         # Its key reaches the stage from a repository secret, never written out.
         env = job["steps"][stage]["env"]
         assert env == {"ANTHROPIC_API_KEY": "${{ secrets.ANTHROPIC_API_KEY }}"}
+        others = [step for index, step in enumerate(job["steps"]) if index != stage]
+        assert not any("secrets." in json.dumps(step) for step in others)
         for language in ("Python", "Node", "Rust"):
             assert f"# {language}:" in job["steps"][toolchain]["run"]
 
