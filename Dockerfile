@@ -23,7 +23,8 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 RUN --mount=type=bind,from=build,source=/wheels,target=/wheels \
     pip install --no-cache-dir --no-index --find-links /wheels /wheels/odw-*.whl
-RUN useradd --system --uid 10001 --user-group --create-home --home-dir /var/lib/odw odw
+RUN groupadd --system --gid 10001 odw \
+    && useradd --system --uid 10001 --gid 10001 --create-home --home-dir /var/lib/odw odw
 ENV ODW_DATA_DIR=/var/lib/odw \
     PYTHONUNBUFFERED=1
 VOLUME ["/var/lib/odw"]
