@@ -1,0 +1,203 @@
+"""The dashboard over HTTP (Flask's test client, a real SQLite store, runs made
+by the real core): who may read it, what a run's page says about a failed
+task, and that text from roadmaps and agents stays text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+from app.service_settings import Settings
+from app.store import Store
+from app.web.app import create_app
+from app.web.dashboard import pages, session
+from app.web.dashboard.graph import layers, layout
+from tests.web.dashboard_runs import FAILING, HOSTILE_TITLE, save_run
+
+ADMIN = "dashboard-admin-token-0123456789"
+RUN = "gh-octo-demo-main-1"
+BEARER = {"Authorization": f"Bearer {ADMIN}"}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}")
+    yield s
+    s.close()
+
+
+def _client(store: Store, tmp_path: Path, token: str | None = ADMIN) -> FlaskClient:
+    settings = Settings(webhook_secret="s" * 32, data_dir=tmp_path, admin_token=token)  # type: ignore[arg-type]
+    return create_app(settings, store).test_client()
+
+
+@pytest.fixture
+def client(store: Store, tmp_path: Path) -> FlaskClient:
+    save_run(store, FAILING, RUN)
+    return _client(store, tmp_path)
+
+
+# -- who may read it ---------------------------------------------------------------
+
+
+def test_the_dashboard_does_not_exist_without_an_admin_token(store: Store, tmp_path: Path) -> None:
+    save_run(store, FAILING, RUN)
+    client = _client(store, tmp_path, token=None)
+    for path in ("/dashboard/", f"/dashboard/runs/{RUN}", "/dashboard/login"):
+        assert client.get(path, headers=BEARER).status_code == 404, path
+
+
+@pytest.mark.parametrize(
+    "header",
+    [None, "Bearer wrong", f"Basic {ADMIN}", f"Bearer {ADMIN}x"],
+    ids=["none", "wrong", "basic-scheme", "longer"],
+)
+def test_without_the_token_every_page_is_the_sign_in_form(
+    client: FlaskClient, header: str | None
+) -> None:
+    for path in ("/dashboard/", f"/dashboard/runs/{RUN}", "/dashboard/runs/nope"):
+        resp = client.get(path, headers={"Authorization": header} if header else {})
+        body = resp.get_data(as_text=True)
+        assert resp.status_code == 401, path
+        assert 'name="token"' in body and "1.1" not in body and "octo/demo" not in body
+
+
+def test_a_bearer_token_reads_the_pages(client: FlaskClient) -> None:
+    assert client.get("/dashboard/", headers=BEARER).status_code == 200
+    assert client.get(f"/dashboard/runs/{RUN}", headers=BEARER).status_code == 200
+    assert client.get("/dashboard/runs/gh-no-such-run", headers=BEARER).status_code == 404
+
+
+def test_signing_in_sets_a_strict_httponly_cookie_that_is_not_the_token(
+    client: FlaskClient,
+) -> None:
+    resp = client.post("/dashboard/login", data={"token": ADMIN, "next": f"/dashboard/runs/{RUN}"})
+    assert resp.status_code == 303
+    assert resp.headers["Location"] == f"/dashboard/runs/{RUN}"
+    cookie = resp.headers["Set-Cookie"]
+    attrs = {a.strip().split("=")[0].lower() for a in cookie.split(";")}
+    assert {"httponly", "secure", "path", "max-age"} <= attrs
+    assert "SameSite=Strict" in cookie and "Path=/dashboard" in cookie
+    assert ADMIN not in cookie
+    # The browser now reads pages with the cookie alone.
+    assert client.get(f"/dashboard/runs/{RUN}").status_code == 200
+    client.post("/dashboard/logout")
+    assert client.get(f"/dashboard/runs/{RUN}").status_code == 401
+
+
+def test_a_wrong_token_in_the_form_signs_nobody_in(client: FlaskClient) -> None:
+    resp = client.post("/dashboard/login", data={"token": ADMIN + "x", "next": "/dashboard/"})
+    assert resp.status_code == 401
+    assert "Set-Cookie" not in resp.headers
+    assert "That is not the token." in resp.get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["https://evil.example/", "//evil.example/dashboard/", "/metrics", "javascript:alert(1)", ""],
+    ids=["absolute", "scheme-relative", "outside-dashboard", "javascript", "empty"],
+)
+def test_after_signing_in_the_browser_goes_only_to_a_dashboard_page(
+    client: FlaskClient, target: str
+) -> None:
+    resp = client.post("/dashboard/login", data={"token": ADMIN, "next": target})
+    assert resp.headers["Location"] == "/dashboard/"
+
+
+def test_a_forged_or_expired_session_cookie_is_refused() -> None:
+    now = 1_000_000.0
+    good = session.issue(ADMIN, now)
+    assert session.valid(good, ADMIN, now + 60)
+    assert not session.valid(good, ADMIN, now + session.SESSION_SECONDS + 1)
+    assert not session.valid(good, "another-token", now + 60)  # the token was rotated
+    expiry, _, mac = good.partition(".")
+    assert not session.valid(f"{int(expiry) + 3600}.{mac}", ADMIN, now + 60)
+    for forged in ("", ".", ADMIN, f"{expiry}.", f"x.{mac}"):
+        assert not session.valid(forged, ADMIN, now + 60), forged
+
+
+def test_pages_forbid_scripts_framing_and_caching(client: FlaskClient) -> None:
+    for path in ("/dashboard/", f"/dashboard/runs/{RUN}", "/dashboard/login"):
+        resp = client.get(path, headers=BEARER)
+        csp = resp.headers["Content-Security-Policy"]
+        assert "default-src 'none'" in csp and "script-src" not in csp
+        assert "frame-ancestors 'none'" in csp
+        assert resp.headers["Cache-Control"] == "no-store"
+
+
+# -- what it shows ------------------------------------------------------------------
+
+
+def test_a_failed_run_shows_its_halt_failed_node_assessment_and_salvage(
+    client: FlaskClient,
+) -> None:
+    body = client.get(f"/dashboard/runs/{RUN}", headers=BEARER).get_data(as_text=True)
+    assert 'class="halted"' in body and "task 1.1 failed at gates" in body
+    assert re.search(r'data-task="1\.1" data-status="failed"', body)
+    assert re.search(r'data-task="1\.3" data-status="landed"', body)
+    assert 'data-from="1.1" data-to="1.2"' in body  # the dependency edge
+    card = body[body.index('id="task-1.1"') : body.index('id="task-1.2"')]
+    assert "gate:build" in card and "Assessment" in card and "continue-manual" in card
+    assert "Salvage" in card and "docs/execplans/1-1.md" in card
+    assert "/odw retry 1.1" in card
+
+
+def test_untrusted_text_is_escaped_everywhere_it_appears(client: FlaskClient) -> None:
+    for path in ("/dashboard/", f"/dashboard/runs/{RUN}"):
+        body = client.get(path, headers=BEARER).get_data(as_text=True)
+        assert "<img" not in body and "<script" not in body and "<b>" not in body
+    body = client.get(f"/dashboard/runs/{RUN}", headers=BEARER).get_data(as_text=True)
+    assert "&lt;img src=x onerror=" in body  # shown, as text
+    assert HOSTILE_TITLE not in body
+
+
+def test_the_overview_lists_installations_runs_and_deliveries(
+    store: Store, client: FlaskClient
+) -> None:
+    with store.transaction() as tx:
+        store.installations.upsert(7, account_login="octo", target_type="Organization", tx=tx)
+        store.installations.add_repositories(7, [{"id": 1, "full_name": "octo/demo"}], tx=tx)
+    store.inbox.record("d-1", "push", None, 7, b"{}")
+    store.inbox.record("d-2", "issue_comment", "created", 7, b"{}")
+    body = client.get("/dashboard/", headers=BEARER).get_data(as_text=True)
+    assert "octo/demo" in body and "Organization" in body
+    assert RUN in body and "1 of 3 landed · 1 failed" in body
+    assert "d-1" in body and "issue_comment.created" in body and "received 2" in body
+    other = client.get("/dashboard/?repo=octo/other", headers=BEARER).get_data(as_text=True)
+    assert RUN not in other
+
+
+def test_only_http_links_are_linked() -> None:
+    assert pages.safe_url("https://github.com/octo/demo/pull/1")
+    for bad in ("javascript:alert(1)", "data:text/html,x", "//evil.example", "", None, 3):
+        assert pages.safe_url(bad) is None, bad
+
+
+# -- the graph's layout ---------------------------------------------------------------
+
+
+def test_a_task_sits_one_layer_below_its_deepest_dependency() -> None:
+    requires = {"a": [], "b": ["a"], "c": ["a", "b"], "d": [], "e": ["c", "missing"]}
+    assert layers(requires) == {"a": 0, "b": 1, "c": 2, "d": 0, "e": 3}
+
+
+def test_a_dependency_cycle_shares_one_layer_and_the_layout_ends() -> None:
+    requires = {"a": [], "b": ["a", "c"], "c": ["b"], "d": ["c"]}
+    assert layers(requires) == {"a": 0, "b": 1, "c": 1, "d": 2}
+    placed = layout(list(requires), requires)
+    assert len(placed.nodes) == 4 and len(placed.edges) == 4
+    ys = {n.id: n.y for n in placed.nodes}
+    assert ys["a"] < ys["b"] == ys["c"] < ys["d"]
+    assert all(0 <= n.x <= placed.width and 0 <= n.y <= placed.height for n in placed.nodes)
+
+
+def test_no_two_tasks_overlap_in_a_wide_layer() -> None:
+    order = [f"t{i}" for i in range(40)]
+    requires = {t: (["t0"] if t != "t0" else []) for t in order}
+    placed = layout(order, requires)
+    spots = {(n.x, n.y) for n in placed.nodes}
+    assert len(spots) == 40
