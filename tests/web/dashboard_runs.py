@@ -10,7 +10,9 @@ from typing import Any
 from app.engine.scenario import load_scenario, simulate
 from app.store import Store
 
-HOSTILE_TITLE = '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'
+HOSTILE_TITLE = (
+    '<img src=x onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'
+)
 FAILING = {
     "roadmap": (
         "# Roadmap\n\n"

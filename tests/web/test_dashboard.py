@@ -1,9 +1,10 @@
 """The dashboard over HTTP (Flask's test client, a real SQLite store, runs made
-by the real core): who may read it, what a run's page says about a failed
+by the real core): who may read it (the admin token, as bearer or Basic password), what a run's page says about a failed
 task, and that text from roadmaps and agents stays text."""
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ from flask.testing import FlaskClient
 from app.service_settings import Settings
 from app.store import Store
 from app.web.app import create_app
-from app.web.dashboard import pages, session
+from app.web.dashboard import access, pages
 from app.web.dashboard.graph import layers, layout
 from tests.web.dashboard_runs import FAILING, HOSTILE_TITLE, save_run
 
@@ -47,82 +48,68 @@ def client(store: Store, tmp_path: Path) -> FlaskClient:
 def test_the_dashboard_does_not_exist_without_an_admin_token(store: Store, tmp_path: Path) -> None:
     save_run(store, FAILING, RUN)
     client = _client(store, tmp_path, token=None)
-    for path in ("/dashboard/", f"/dashboard/runs/{RUN}", "/dashboard/login"):
+    for path in ("/dashboard/", f"/dashboard/runs/{RUN}"):
         assert client.get(path, headers=BEARER).status_code == 404, path
+
+
+def _basic(user: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
 
 
 @pytest.mark.parametrize(
     "header",
-    [None, "Bearer wrong", f"Basic {ADMIN}", f"Bearer {ADMIN}x"],
-    ids=["none", "wrong", "basic-scheme", "longer"],
+    [
+        None,
+        "Bearer wrong",
+        f"Basic {ADMIN}",
+        f"Bearer {ADMIN}x",
+        _basic("admin", ADMIN + "x"),
+        _basic(ADMIN, ""),
+        "Basic !!not-base64!!",
+    ],
+    ids=["none", "wrong", "basic-unencoded", "longer", "basic-wrong", "token-as-user", "garbage"],
 )
-def test_without_the_token_every_page_is_the_sign_in_form(
+def test_without_the_token_every_page_asks_the_browser_for_it(
     client: FlaskClient, header: str | None
 ) -> None:
     for path in ("/dashboard/", f"/dashboard/runs/{RUN}", "/dashboard/runs/nope"):
         resp = client.get(path, headers={"Authorization": header} if header else {})
         body = resp.get_data(as_text=True)
         assert resp.status_code == 401, path
-        assert 'name="token"' in body and "1.1" not in body and "octo/demo" not in body
-
-
-def test_a_bearer_token_reads_the_pages(client: FlaskClient) -> None:
-    assert client.get("/dashboard/", headers=BEARER).status_code == 200
-    assert client.get(f"/dashboard/runs/{RUN}", headers=BEARER).status_code == 200
-    assert client.get("/dashboard/runs/gh-no-such-run", headers=BEARER).status_code == 404
-
-
-def test_signing_in_sets_a_strict_httponly_cookie_that_is_not_the_token(
-    client: FlaskClient,
-) -> None:
-    resp = client.post("/dashboard/login", data={"token": ADMIN, "next": f"/dashboard/runs/{RUN}"})
-    assert resp.status_code == 303
-    assert resp.headers["Location"] == f"/dashboard/runs/{RUN}"
-    cookie = resp.headers["Set-Cookie"]
-    attrs = {a.strip().split("=")[0].lower() for a in cookie.split(";")}
-    assert {"httponly", "secure", "path", "max-age"} <= attrs
-    assert "SameSite=Strict" in cookie and "Path=/dashboard" in cookie
-    assert ADMIN not in cookie
-    # The browser now reads pages with the cookie alone.
-    assert client.get(f"/dashboard/runs/{RUN}").status_code == 200
-    client.post("/dashboard/logout")
-    assert client.get(f"/dashboard/runs/{RUN}").status_code == 401
-
-
-def test_a_wrong_token_in_the_form_signs_nobody_in(client: FlaskClient) -> None:
-    resp = client.post("/dashboard/login", data={"token": ADMIN + "x", "next": "/dashboard/"})
-    assert resp.status_code == 401
-    assert "Set-Cookie" not in resp.headers
-    assert "That is not the token." in resp.get_data(as_text=True)
+        assert resp.headers["WWW-Authenticate"].startswith('Basic realm="ODW dashboard"')
+        assert "Sign in" in body and "1.1" not in body and "octo/demo" not in body
 
 
 @pytest.mark.parametrize(
-    "target",
-    ["https://evil.example/", "//evil.example/dashboard/", "/metrics", "javascript:alert(1)", ""],
-    ids=["absolute", "scheme-relative", "outside-dashboard", "javascript", "empty"],
+    "header",
+    [f"Bearer {ADMIN}", _basic("anyone", ADMIN), _basic("", ADMIN)],
+    ids=["bearer", "basic", "basic-no-user"],
 )
-def test_after_signing_in_the_browser_goes_only_to_a_dashboard_page(
-    client: FlaskClient, target: str
+def test_the_token_as_bearer_or_basic_password_reads_the_pages(
+    client: FlaskClient, header: str
 ) -> None:
-    resp = client.post("/dashboard/login", data={"token": ADMIN, "next": target})
-    assert resp.headers["Location"] == "/dashboard/"
+    auth = {"Authorization": header}
+    for path in ("/dashboard/", f"/dashboard/runs/{RUN}"):
+        resp = client.get(path, headers=auth)
+        assert resp.status_code == 200, path
+        assert "Set-Cookie" not in resp.headers
+    assert client.get("/dashboard/runs/gh-no-such-run", headers=auth).status_code == 404
 
 
-def test_a_forged_or_expired_session_cookie_is_refused() -> None:
-    now = 1_000_000.0
-    good = session.issue(ADMIN, now)
-    assert session.valid(good, ADMIN, now + 60)
-    assert not session.valid(good, ADMIN, now + session.SESSION_SECONDS + 1)
-    assert not session.valid(good, "another-token", now + 60)  # the token was rotated
-    expiry, _, mac = good.partition(".")
-    assert not session.valid(f"{int(expiry) + 3600}.{mac}", ADMIN, now + 60)
-    for forged in ("", ".", ADMIN, f"{expiry}.", f"x.{mac}"):
-        assert not session.valid(forged, ADMIN, now + 60), forged
+def test_the_basic_password_is_read_exactly() -> None:
+    assert access.basic_password(_basic("u", "p:q")) == "p:q"
+    assert access.basic_password(_basic("u", "")) == ""
+    for header in (None, "", "Basic", "Bearer x", "Basic " + base64.b64encode(b"nocolon").decode()):
+        assert access.basic_password(header) is None, header
 
 
 def test_pages_forbid_scripts_framing_and_caching(client: FlaskClient) -> None:
-    for path in ("/dashboard/", f"/dashboard/runs/{RUN}", "/dashboard/login"):
-        resp = client.get(path, headers=BEARER)
+    for path, auth in (
+        ("/dashboard/", BEARER),
+        (f"/dashboard/runs/{RUN}", BEARER),
+        ("/dashboard/", {}),
+    ):
+        resp = client.get(path, headers=auth)
         csp = resp.headers["Content-Security-Policy"]
         assert "default-src 'none'" in csp and "script-src" not in csp
         assert "frame-ancestors 'none'" in csp

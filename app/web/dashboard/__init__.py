@@ -1,5 +1,5 @@
 """The dashboard: server-rendered, read-only pages about installations, runs and
-deliveries, for the holder of the admin token (`session.py`).
+deliveries, for the holder of the admin token (`access.py`).
 
 `pages.py` turns store rows and a run's state into page models, `graph.py`
 lays a run's task graph out for SVG, `routes.py` reads the store and renders

@@ -322,7 +322,10 @@ def _fields(data: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     for k, value in data.items():
         if value in (None, "", [], {}):
             continue
-        text = "; ".join(map(str, value)) if isinstance(value, list) else str(value)
+        if isinstance(value, bool):
+            text = "yes" if value else "no"
+        else:
+            text = "; ".join(map(str, value)) if isinstance(value, list) else str(value)
         out.append((k, text))
     return tuple(out)
 

@@ -1,20 +1,17 @@
 """The dashboard's routes: read the store, build a page model, render a template.
 
-Read-only: the only POSTs sign a browser in and out. Every page answers with a
+Read-only: every route is a GET. Every page answers with a
 Content-Security-Policy that allows no script at all and only the dashboard's
 own stylesheet, so even text that escaped escaping could not run.
 """
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
-from flask import Blueprint, Response, abort, redirect, render_template, request
-from werkzeug.wrappers import Response as BaseResponse
+from flask import Blueprint, Response, abort, render_template, request
 
 from app.apphost.snapshots import load_state
 from app.store import Store
-from app.web.dashboard import pages, session
+from app.web.dashboard import access, pages
 
 PREFIX = "/dashboard"
 HEADERS = {
@@ -40,14 +37,13 @@ def blueprint(store: Store, token: str) -> Blueprint:
     )
 
     @bp.before_request
-    def _guard() -> Response | tuple[str, int] | None:
-        if request.endpoint in ("dashboard.static", "dashboard.login", "dashboard.sign_in"):
-            return None
-        if session.signed_in(
-            request.headers.get("Authorization"), request.cookies.get(session.COOKIE), token
+    def _guard() -> tuple[str, int, dict[str, str]] | None:
+        if request.endpoint == "dashboard.static" or access.allowed(
+            request.headers.get("Authorization"), token
         ):
             return None
-        return render_template("login.html", next=request.path, error=None), 401
+        # The browser asks for the token (its own prompt) and sends it again.
+        return render_template("signin.html"), 401, {"WWW-Authenticate": access.CHALLENGE}
 
     @bp.after_request
     def _headers(resp: Response) -> Response:
@@ -82,42 +78,4 @@ def blueprint(store: Store, token: str) -> Blueprint:
         )
         return render_template("run.html", page=page)
 
-    @bp.get("/login")
-    def login() -> str:
-        return render_template("login.html", next=_next(request.args.get("next")), error=None)
-
-    @bp.post("/login")
-    def sign_in() -> BaseResponse | tuple[str, int]:
-        target = _next(request.form.get("next"))
-        if not session.given_token_ok(request.form.get("token", ""), token):
-            return render_template("login.html", next=target, error="That is not the token."), 401
-        resp = redirect(target, code=303)
-        resp.set_cookie(
-            session.COOKIE,
-            session.issue(token),
-            max_age=session.SESSION_SECONDS,
-            path=PREFIX,
-            secure=True,
-            httponly=True,
-            samesite="Strict",
-        )
-        return resp
-
-    @bp.post("/logout")
-    def logout() -> BaseResponse:
-        resp = redirect(f"{PREFIX}/login", code=303)
-        resp.delete_cookie(
-            session.COOKIE, path=PREFIX, secure=True, httponly=True, samesite="Strict"
-        )
-        return resp
-
     return bp
-
-
-def _next(target: str | None) -> str:
-    """Where to go after signing in: a dashboard path on this host, nothing else."""
-    parts = urlsplit(target or "")
-    path = parts.path
-    if parts.scheme or parts.netloc or not path.startswith(f"{PREFIX}/") or "\\" in path:
-        return f"{PREFIX}/"
-    return path
