@@ -1,10 +1,12 @@
 """The dashboard over HTTP (Flask's test client, a real SQLite store, runs made
-by the real core): who may read it (the admin token, as bearer or Basic password), what a run's page says about a failed
-task, and that text from roadmaps and agents stays text."""
+by the real core): who may read it (the admin token, as bearer or Basic
+password), what a run's page says about a failed task, and that text from
+roadmaps and agents stays text."""
 
 from __future__ import annotations
 
 import base64
+import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +18,7 @@ from app.service_settings import Settings
 from app.store import Store
 from app.web.app import create_app
 from app.web.dashboard import access, pages
-from app.web.dashboard.graph import layers, layout
+from app.web.dashboard.graph import GAP_X, NODE_W, layers, layout
 from tests.web.dashboard_runs import FAILING, HOSTILE_TITLE, save_run
 
 ADMIN = "dashboard-admin-token-0123456789"
@@ -182,9 +184,20 @@ def test_a_dependency_cycle_shares_one_layer_and_the_layout_ends() -> None:
     assert all(0 <= n.x <= placed.width and 0 <= n.y <= placed.height for n in placed.nodes)
 
 
+def test_a_task_sits_under_the_middle_of_its_dependencies() -> None:
+    requires = {"a": [], "b": [], "c": [], "d": ["c"], "e": ["a", "c"], "f": ["c"]}
+    placed = {n.id: n for n in layout(list(requires), requires).nodes}
+    assert placed["d"].x == placed["c"].x
+    assert placed["e"].x == (placed["a"].x + placed["c"].x) // 2
+    assert placed["f"].x == placed["d"].x + NODE_W + GAP_X  # pushed right of d, not on it
+
+
 def test_no_two_tasks_overlap_in_a_wide_layer() -> None:
     order = [f"t{i}" for i in range(40)]
     requires = {t: (["t0"] if t != "t0" else []) for t in order}
     placed = layout(order, requires)
-    spots = {(n.x, n.y) for n in placed.nodes}
-    assert len(spots) == 40
+    for layer in ({n.x for n in placed.nodes if n.y == y} for y in {n.y for n in placed.nodes}):
+        xs = sorted(layer)
+        assert all(b - a >= NODE_W for a, b in itertools.pairwise(xs))
+    assert len({(n.x, n.y) for n in placed.nodes}) == 40
+    assert max(n.x for n in placed.nodes) + NODE_W <= placed.width

@@ -4,8 +4,9 @@ Pure Python, so the service needs no Graphviz: each task sits one layer below
 the deepest task it requires (tasks on a dependency cycle share a layer), and
 each layer is ordered by the mean position of its dependencies in the layer
 above (one barycentre sweep, which removes most crossings of a roadmap's
-mostly tree-shaped graph). Linear in tasks and edges: a 300-task run lays out
-in milliseconds.
+mostly tree-shaped graph) and placed under the middle of them, pushed right
+only as far as the box before it needs. Linear in tasks and edges (and a sort
+per layer): a 300-task run lays out in milliseconds.
 """
 
 from __future__ import annotations
@@ -69,32 +70,30 @@ def layout(order: Sequence[str], requires: Mapping[str, Sequence[str]]) -> Layou
     for t in order:
         rows.setdefault(layer_of[t], []).append(t)
     rank = {t: i for i, t in enumerate(order)}
-    slot: dict[str, float] = {}
+    step = NODE_W + GAP_X
+    nodes: dict[str, Node] = {}
 
-    def centre(t: str) -> tuple[float, int]:
-        above = [slot[d] for d in requires.get(t, ()) if d in slot]
-        return (sum(above) / len(above) if above else float("inf"), rank[t])
+    def wanted(t: str) -> tuple[float, int]:
+        """Under the middle of its dependencies in the layers above, roadmap
+        order breaking ties."""
+        above = [nodes[d].x for d in requires.get(t, ()) if d in nodes]
+        return (sum(above) / len(above) if above else float(MARGIN), rank[t])
 
     for n in sorted(rows):
-        row = rows[n]
-        if n > 0:
-            row.sort(key=centre)
-        for i, t in enumerate(row):
-            slot[t] = float(i)
-    widest = max((len(r) for r in rows.values()), default=0)
-    nodes = {}
-    for n, row in rows.items():
-        offset = (widest - len(row)) * (NODE_W + GAP_X) // 2  # each layer centred
-        for i, t in enumerate(row):
-            x = MARGIN + offset + i * (NODE_W + GAP_X)
+        want = {t: wanted(t) for t in rows[n]}  # before any of this layer is placed
+        row = sorted(rows[n], key=want.__getitem__) if n > 0 else rows[n]
+        right = MARGIN - step  # pushed right past the previous box when they would overlap
+        for t in row:
+            x = max(int(want[t][0]) if n > 0 else MARGIN, right + step)
             nodes[t] = Node(t, x, MARGIN + n * (NODE_H + GAP_Y), n)
+            right = x
     edges = tuple(
         Edge(d, t, _curve(nodes[d], nodes[t]))
         for t in order
         for d in requires.get(t, ())
         if d in nodes and d != t
     )
-    width = 2 * MARGIN + max(widest * (NODE_W + GAP_X) - GAP_X, 0)
+    width = MARGIN + max((node.x + NODE_W for node in nodes.values()), default=0)
     height = 2 * MARGIN + max(len(rows) * (NODE_H + GAP_Y) - GAP_Y, 0)
     return Layout(tuple(nodes[t] for t in order), edges, width, height)
 
