@@ -25,6 +25,13 @@ FAILING = {
 }
 
 
+RECOVERING = {
+    "roadmap": "# Roadmap\n\n- [ ] 1.1. First\n- [ ] 1.2. Second\n",
+    "survivors": [{"branch": "roadmap-1-2", "head": "abc123"}, {"branch": "roadmap-9-9"}],
+}
+"""A fresh launch that finds an earlier run's branches: one held, one unmapped."""
+
+
 def many_tasks(n: int) -> dict[str, Any]:
     """`n` tasks, each after the one a third of its number (a wide tree), the
     first failing at its gates: most of the run waits."""

@@ -19,7 +19,13 @@ from app.store import Store
 from app.web.app import create_app
 from app.web.dashboard import access, pages
 from app.web.dashboard.graph import GAP_X, NODE_W, layers, layout
-from tests.web.dashboard_runs import FAILING, HOSTILE_TITLE, save_run
+from tests.web.dashboard_runs import (
+    FAILING,
+    HOSTILE_TITLE,
+    RECOVERING,
+    many_tasks,
+    save_run,
+)
 
 ADMIN = "dashboard-admin-token-0123456789"
 RUN = "gh-octo-demo-main-1"
@@ -135,6 +141,22 @@ def test_a_failed_run_shows_its_halt_failed_node_assessment_and_salvage(
     assert "/odw retry 1.1" in card
 
 
+def test_a_run_that_found_surviving_branches_shows_the_recovery_object(
+    store: Store, client: FlaskClient
+) -> None:
+    save_run(store, RECOVERING, "gh-octo-demo-main-2")
+    body = client.get("/dashboard/runs/gh-octo-demo-main-2", headers=BEARER).get_data(as_text=True)
+    recovery = body[body.index("<h2>Recovery</h2>") : body.index("<h2>Tasks</h2>")]
+    assert (
+        "<dt>candidates</dt><dd>1</dd>" in recovery and "<dt>enabled</dt><dd>false</dd>" in recovery
+    )
+    assert 'class="recovery-skipped"' in recovery and "unmapped-branch" in recovery
+    assert 'class="recovery-unresolved"' in recovery and "roadmap-1-2" in recovery
+    assert "needs-operator-recovery" in body[: body.index("<h2>Task graph</h2>")]
+    failed_run = client.get(f"/dashboard/runs/{RUN}", headers=BEARER).get_data(as_text=True)
+    assert "<h2>Recovery</h2>" not in failed_run  # no recovery pass, no section
+
+
 def test_untrusted_text_is_escaped_everywhere_it_appears(client: FlaskClient) -> None:
     for path in ("/dashboard/", f"/dashboard/runs/{RUN}"):
         body = client.get(path, headers=BEARER).get_data(as_text=True)
@@ -158,6 +180,16 @@ def test_the_overview_lists_installations_runs_and_deliveries(
     assert "d-1" in body and "issue_comment.created" in body and "received 2" in body
     other = client.get("/dashboard/?repo=octo/other", headers=BEARER).get_data(as_text=True)
     assert RUN not in other
+
+
+def test_a_300_task_run_draws_every_task_and_dependency(store: Store, tmp_path: Path) -> None:
+    spec = many_tasks(300)
+    save_run(store, spec, "gh-octo-big-main-1")
+    body = _client(store, tmp_path).get("/dashboard/runs/gh-octo-big-main-1", headers=BEARER)
+    text = body.get_data(as_text=True)
+    assert len(re.findall(r'<a href="#task-[^"]+" class="node ', text)) == 300
+    assert len(re.findall(r'<path class="edge"', text)) == 298  # every task from 1.3 on
+    assert text.count('<details class="task ') == 300
 
 
 def test_only_http_links_are_linked() -> None:
