@@ -192,6 +192,29 @@ def test_a_300_task_run_draws_every_task_and_dependency(store: Store, tmp_path: 
     assert text.count('<details class="task ') == 300
 
 
+def test_the_overview_lists_open_runs_and_the_latest_finished_ones(tmp_path: Path) -> None:
+    ticks = iter(range(1_000, 2_000))
+    store = Store.open(f"sqlite:///{tmp_path / 'runs.sqlite3'}", clock=lambda: float(next(ticks)))
+    try:
+        extra = 2
+        for k in range(pages.RECENT_FINISHED_RUNS + extra):  # oldest first
+            key = {"installation": 1, "repository": f"octo/r{k}", "base": "main"}
+            store.projections.put_run(f"gh-done-{k:03d}", 1, "finished", {"key": key})
+        key = {"installation": 1, "repository": "octo/r0", "base": "main"}
+        store.projections.put_run("gh-open", 1, "running", {"key": key})
+        client = _client(store, tmp_path)
+        body = client.get("/dashboard/", headers=BEARER).get_data(as_text=True)
+        shown = re.findall(r'href="/dashboard/runs/(gh-[^"]+)"', body)
+        assert shown[0] == "gh-open"  # open runs first
+        assert len(shown) == 1 + pages.RECENT_FINISHED_RUNS
+        assert "gh-done-000" not in shown and "gh-done-001" not in shown
+        assert shown[1] == f"gh-done-{pages.RECENT_FINISHED_RUNS + extra - 1:03d}"
+        one = client.get("/dashboard/?repo=octo/r0", headers=BEARER).get_data(as_text=True)
+        assert re.findall(r'href="/dashboard/runs/(gh-[^"]+)"', one) == ["gh-open", "gh-done-000"]
+    finally:
+        store.close()
+
+
 def test_only_http_links_are_linked() -> None:
     assert pages.safe_url("https://github.com/octo/demo/pull/1")
     for bad in ("javascript:alert(1)", "data:text/html,x", "//evil.example", "", None, 3):

@@ -25,6 +25,7 @@ from app.store.projections import RunView
 from app.web.dashboard.graph import NODE_H, NODE_W, layout
 
 RECENT_DELIVERIES = 50
+RECENT_FINISHED_RUNS = 100  # on the overview; a repository's page lists all its runs
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,11 @@ def overview(
     return Overview(
         lines, tuple(_run_line(v) for v in ordered), shown, tuple(sorted(counts.items()))
     )
+
+
+def run_repository(v: RunView) -> str:
+    """The OWNER/NAME a run's projection names (its run key), "" when none."""
+    return str(_mapping(v.data.get("key")).get("repository") or "")
 
 
 def _run_line(v: RunView) -> RunLine:

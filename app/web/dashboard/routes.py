@@ -53,16 +53,20 @@ def blueprint(store: Store, token: str) -> Blueprint:
     @bp.get("/")
     def overview() -> str:
         repo = request.args.get("repo", "").strip()
-        runs = store.projections.runs()
-        if repo:
-            runs = [v for v in runs if (v.data.get("key") or {}).get("repository") == repo]
+        if repo:  # every run of one repository
+            runs = [v for v in store.projections.runs() if pages.run_repository(v) == repo]
+        else:  # every open run, and the finished ones updated last
+            runs = store.projections.runs(status="running")
+            runs += store.projections.latest(pages.RECENT_FINISHED_RUNS, status="finished")
         page = pages.overview(
             store.installations.all(),
             store.installations.all_repositories(),
             runs,
             store.inbox.recent(pages.RECENT_DELIVERIES),
         )
-        return render_template("overview.html", page=page, repo=repo)
+        return render_template(
+            "overview.html", page=page, repo=repo, finished=pages.RECENT_FINISHED_RUNS
+        )
 
     @bp.get("/runs/<run_id>")
     def run(run_id: str) -> str:
