@@ -31,7 +31,7 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-bench: $(STAMP) oracles browser
+bench: $(STAMP) oracles
 	$(PY) -m bench
 
 # Mutation testing of app/core and the command permission check (mutmut): one
