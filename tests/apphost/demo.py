@@ -160,23 +160,29 @@ def _rehearse(scenario: Scenario, root: Path) -> int:
             quiet = _post(fake, service, comment)
             shown = _report(fake, shown)
         _closing(fake, scenario)
-        if scenario.dashboard_shot is not None:
-            _shoot(service, admin, scenario.dashboard_shot)
-        return 0 if quiet else 1
+        shot = scenario.dashboard_shot is None or _shoot(service, admin, scenario.dashboard_shot)
+        return 0 if quiet and shot else 1
     finally:
         actions.stop()
         service.stop()
         fake.stop()
 
 
-def _shoot(service: Service, admin: str, out: Path) -> None:
-    """A PNG of the run's page on the dashboard, signed in with the admin token."""
+def _shoot(service: Service, admin: str, out: Path) -> bool:
+    """A PNG of the run's page on the dashboard, signed in with the admin token;
+    False (said in one line) when there was no run or the browser failed."""
     runs = service.runs()
     if not runs:
-        say("\n(no run to show on the dashboard; no screenshot)")
-        return
-    shoot(service.url, admin, f"/dashboard/runs/{runs[0]['run']}", out)
+        print("make demo: no run to show on the dashboard; no screenshot", file=sys.stderr)
+        return False
+    try:
+        shoot(service.url, admin, f"/dashboard/runs/{runs[0]['run']}", out)
+    except Exception as exc:  # the browser's own errors: one line, no traceback
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        print(f"make demo: could not save the dashboard screenshot: {first}", file=sys.stderr)
+        return False
     say(f"dashboard of run {runs[0]['run']}: {out}")
+    return True
 
 
 def _post(fake: FakeGitHub, service: Service, comment: Comment) -> bool:
