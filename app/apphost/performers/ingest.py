@@ -27,6 +27,8 @@ from app.core.judging import Fault
 from app.core.verdict import Verdict
 from app.github.errors import ArtifactExpired, GitHubError, NotFound, UnsafeArtifact
 from app.github.protocols import Artifacts, Runs, WorkflowRun
+from app.logs import log_context
+from app.metrics import STAGE_SECONDS
 from app.store.outbox import Effect as Entry
 
 log = logging.getLogger("odw.apphost")
@@ -62,6 +64,7 @@ class Attempt:
     token: str
     branch: str
     workflow_run: int  # the run id recorded at dispatch
+    dispatched_at: float | None = None  # when the dispatch was recorded (store clock)
 
 
 @dataclass
@@ -108,12 +111,16 @@ class IngestPerformer:
                 run.id, repository, run.path, run.head_branch, run.triggering_actor, why,
             )  # fmt: skip
             return {"rejected": why}
-        verdict, fault = self.verdict_of(
-            client, run, attempt.run_id, attempt.task, attempt.stage, attempt.number,
-            attempt.lane, attempt.token,
-        )  # fmt: skip
-        self._note_job(client, run, attempt)
-        step = self._finished(attempt, verdict, fault)
+        with log_context(run=attempt.run_id, task=attempt.task):
+            verdict, fault = self.verdict_of(
+                client, run, attempt.run_id, attempt.task, attempt.stage, attempt.number,
+                attempt.lane, attempt.token,
+            )  # fmt: skip
+            self._note_job(client, run, attempt)
+            step = self._finished(attempt, verdict, fault)
+        if attempt.dispatched_at is not None:
+            took = self.context.store.clock() - attempt.dispatched_at
+            STAGE_SECONDS.labels(stage=attempt.stage).observe(max(0.0, took))
         return {
             "run": attempt.run_id,
             "task": attempt.task,
@@ -148,8 +155,13 @@ class IngestPerformer:
         store = self.context.store
         for a in live_attempts(store, installation, repository):
             entry = store.outbox.get(a.key)
-            wf = int((dispatch_record(entry) or {}).get("workflowRun") or 0)
-            attempt = Attempt(a.run_id, a.task, a.stage, a.attempt, a.lane, a.token, a.branch, wf)
+            record = dispatch_record(entry) or {}
+            wf = int(record.get("workflowRun") or 0)
+            at = record.get("dispatchedAt")
+            attempt = Attempt(
+                a.run_id, a.task, a.stage, a.attempt, a.lane, a.token, a.branch, wf,
+                float(at) if isinstance(at, int | float) else None,
+            )  # fmt: skip
             yield attempt, entry
 
     def live_attempt(self, installation: int, repository: str, workflow_run: int) -> Attempt | None:
