@@ -161,10 +161,10 @@ class DeliveryWorker:
         except LeaseLost:
             raise
         except TRANSIENT as exc:
-            log.warning("transient failure", exc_info=True, extra={"delivery": delivery.id})
+            log.warning("transient failure", exc_info=True)
             return self._retry(delivery, public_error(exc))
         except Exception as exc:
-            log.exception("handler failed", extra={"delivery": delivery.id})
+            log.exception("handler failed")
             return self._finish(delivery, "failed", public_error(exc))
         self._count(delivery, "processed")
         log.info(
@@ -172,7 +172,6 @@ class DeliveryWorker:
             delivery.event,
             f".{delivery.action}" if delivery.action else "",
             extra={
-                "delivery": delivery.id,
                 "ms": round((time.monotonic() - started) * 1000, 1),
             },
         )
@@ -182,7 +181,7 @@ class DeliveryWorker:
         self.store.inbox.finish(delivery.id, self.owner, status, reason)  # type: ignore[arg-type]
         self._count(delivery, status)
         level = logging.WARNING if status in ("failed", "rejected") else logging.INFO
-        log.log(level, "%s: %s", status, reason, extra={"delivery": delivery.id})
+        log.log(level, "%s: %s", status, reason)
         return status
 
     def _count(self, delivery: Delivery, status: str) -> None:
@@ -204,7 +203,7 @@ class DeliveryWorker:
             "retrying in %.1fs: %s",
             delay,
             error,
-            extra={"delivery": delivery.id, "attempt": delivery.attempts},
+            extra={"attempt": delivery.attempts},
         )
         return "retrying"
 
