@@ -161,3 +161,35 @@ def test_metrics_logs_and_status_reflect_a_real_run(
         x for x in lines if x["logger"] == "odw.worker" and x["msg"].startswith("processed ")
     ]
     assert {x.get("delivery") for x in processed} == processed_ids
+
+    # `odw status`: the run, its task counts, and per task its stage, attempts,
+    # verdict, landed commit and pull request.
+    proc = service.odw("status", sample.full_name)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[:2] == [f"{sample.full_name}@main  {run_id}  finished", "  tasks: 2 landed"]
+    log = sample.git.git(
+        "log", "--format=%H %(trailers:key=ODW-Task,valueonly,separator=)", "refs/heads/main"
+    )
+    landed = {task: sha for sha, _, task in (x.partition(" ") for x in log.splitlines()) if task}
+    for task in TASKS:
+        pull = next(p for p in fake.pulls.values() if p.head == f"roadmap-{task.replace('.', '-')}")
+        (head,) = [line for line in lines if line.startswith(f"  {task}  ")]
+        assert head.split()[1:3] == ["landed", "integrate"], head
+        assert "implement×1" in head, head
+        block = [x.strip() for x in lines[lines.index(head) + 1 : lines.index(head) + 5]]
+        assert f"landed as {landed[task][:12]}" in block, block
+        assert f"pull request {fake.host_url}/{sample.full_name}/pull/{pull.number}" in block
+        assert any(x.startswith("verdict ") for x in block), block
+    assert service.odw("status").stdout == proc.stdout  # the only repository
+    assert service.odw("app", "status").stdout == proc.stdout  # one renderer for both
+    other = service.odw("status", "octo/other")
+    assert (other.returncode, other.stdout) == (0, "odw: no runs of octo/other yet\n")
+    bad = service.odw("status", "not-a-repository")
+    assert bad.returncode == 2 and "OWNER/REPO" in bad.stderr and "Traceback" not in bad.stderr
+    (shown,) = json.loads(service.odw("status", "--json").stdout)
+    assert (shown["run_id"], shown["status"], shown["tasks_by_status"]) == (
+        run_id,
+        "finished",
+        {"landed": 2},
+    )
