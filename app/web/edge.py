@@ -16,7 +16,7 @@ from typing import Any
 
 from app.metrics import WEBHOOK_DELIVERIES
 from app.store.inbox import NewDelivery
-from app.web.admission import REASONS, Refusal, refuse_before_body, too_large
+from app.web.admission import OUTCOMES, REASONS, Refusal, refuse_before_body, too_large
 from app.web.intake import Intake
 from app.web.intake.client import IntakeUnavailable
 from webhooks.delivery import MAX_BODY_BYTES, BadDelivery, parse_delivery
@@ -27,8 +27,6 @@ log = logging.getLogger("odw.web")
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 _READ_CHUNK = 1 << 16
-# The outcome label of an answer that is not `received`, `duplicate` or `pong`.
-OUTCOMES = {400: "malformed", 401: "unauthenticated", 413: "too-large", 503: "unavailable"}
 
 
 class _TooLarge(Exception):

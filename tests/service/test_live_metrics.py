@@ -24,7 +24,7 @@ SECRET = "metrics-secret"
 ADMIN = "metrics-admin"
 
 
-def received(port: int, event: str) -> float:
+def counted(port: int, event: str, outcome: str = "received") -> float:
     status, body = request(port, "GET", "/metrics", headers={"Authorization": f"Bearer {ADMIN}"})
     assert status == 200, body
     return sum(
@@ -32,7 +32,7 @@ def received(port: int, event: str) -> float:
         for f in text_string_to_metric_families(body.decode())
         for s in f.samples
         if s.name == "odw_webhook_deliveries_total"
-        and s.labels == {"event": event, "outcome": "received"}
+        and s.labels == {"event": event, "outcome": outcome}
     )
 
 
@@ -84,7 +84,11 @@ def test_counts_outlive_an_http_process_and_a_new_service_starts_from_zero(
         for _ in range(12):
             body, headers = oracle.signed(SECRET, "star", {"action": "created"})
             assert request(port, "POST", "/webhooks", body, headers)[0] == 202
-        assert received(port, "star") == 12
+        assert counted(port, "star") == 12
+        # Refused by gunicorn's worker from the headers alone, before the app.
+        unsigned = {"X-GitHub-Event": "star", "Content-Type": "application/json"}
+        assert request(port, "POST", "/webhooks", b"{}", unsigned)[0] == 401
+        assert counted(port, "unverified", "unauthenticated") == 1
         wait_for("two HTTP processes", lambda: len(http_workers(proc.pid)) == 2)
         workers = http_workers(proc.pid)
         for pid in workers:
@@ -94,12 +98,12 @@ def test_counts_outlive_an_http_process_and_a_new_service_starts_from_zero(
             lambda: len(fresh := http_workers(proc.pid)) == 2 and not fresh & workers,
         )
         wait_healthy(port, proc)
-        assert received(port, "star") == 12
+        assert counted(port, "star") == 12
         assert (tmp_path / "metrics" / str(port)).is_dir()
     finally:
         kill_group(proc, signal.SIGTERM)
     proc = serve(tmp_path, port, log)
     try:
-        assert received(port, "star") == 0
+        assert counted(port, "star") == 0
     finally:
         kill_group(proc, signal.SIGTERM)
