@@ -116,6 +116,7 @@ def metrics_dir(settings: Settings, port: int) -> str:
     try:
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True, exist_ok=True)
+        path.chmod(0o700)  # the counts are the operator's, as `/metrics` is
     except OSError as exc:
         why = exc.strerror or exc
         raise UserError(f"cannot create the metrics directory {path}: {why}") from None

@@ -99,7 +99,7 @@ def test_counts_outlive_an_http_process_and_a_new_service_starts_from_zero(
         )
         wait_healthy(port, proc)
         assert counted(port, "star") == 12
-        assert (tmp_path / "metrics" / str(port)).is_dir()
+        assert (tmp_path / "metrics" / str(port)).stat().st_mode & 0o777 == 0o700
     finally:
         kill_group(proc, signal.SIGTERM)
     proc = serve(tmp_path, port, log)
