@@ -75,7 +75,7 @@ def run_text(run: RunLine) -> list[str]:
 
 
 def task_text(t: TaskLine, width: int) -> list[str]:
-    attempts = " ".join(f"{stage}×{n}" for stage, n in t.attempts.items()) or "-"
+    attempts = " ".join(f"{stage}={n}" for stage, n in t.attempts.items()) or "-"
     lines = [f"  {t.id:<{width}}  {t.status:<12} {t.stage or '-':<14} attempts {attempts}"]
     pad = " " * (width + 4)
     if t.verdict is not None:

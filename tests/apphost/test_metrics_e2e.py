@@ -176,7 +176,7 @@ def test_metrics_logs_and_status_reflect_a_real_run(
         pull = next(p for p in fake.pulls.values() if p.head == f"roadmap-{task.replace('.', '-')}")
         (head,) = [line for line in lines if line.startswith(f"  {task}  ")]
         assert head.split()[1:3] == ["landed", "integrate"], head
-        assert "implement×1" in head, head
+        assert "implement=1" in head, head
         block = [x.strip() for x in lines[lines.index(head) + 1 : lines.index(head) + 5]]
         assert f"landed as {landed[task][:12]}" in block, block
         assert f"pull request {fake.host_url}/{sample.full_name}/pull/{pull.number}" in block
