@@ -82,7 +82,8 @@ def task_text(t: TaskLine, width: int) -> list[str]:
         v = t.verdict
         why = f": {plain(v.detail)}" if v.detail else ""
         lines.append(f"{pad}verdict {plain(v.stage)} attempt {v.attempt} {plain(v.outcome)}{why}")
-    if t.status != "landed" and t.detail:
+    said = t.verdict.detail if t.verdict is not None else ""
+    if t.status != "landed" and t.detail and t.detail != said:
         lines.append(f"{pad}{plain(t.detail)}")
     if t.assessment:
         lines.append(f"{pad}assessment {plain(t.assessment)}")
