@@ -30,6 +30,7 @@ class Attempt:
     token: str
     branch: str
     workflow_run: int  # the run id recorded at dispatch
+    dispatched_at: float | None = None  # when the dispatch was recorded (store clock)
 
     @property
     def slot(self) -> str:
@@ -48,8 +49,13 @@ def attempts(store: Store, installation: int, repository: str) -> Iterator[tuple
     """Each live attempt of the repository's open runs, with its dispatch entry."""
     for a in live_attempts(store, installation, repository):
         entry = store.outbox.get(a.key)
-        wf = int((dispatch_record(entry) or {}).get("workflowRun") or 0)
-        attempt = Attempt(a.run_id, a.task, a.stage, a.attempt, a.lane, a.token, a.branch, wf)
+        record = dispatch_record(entry) or {}
+        wf = int(record.get("workflowRun") or 0)
+        at = record.get("dispatchedAt")
+        attempt = Attempt(
+            a.run_id, a.task, a.stage, a.attempt, a.lane, a.token, a.branch, wf,
+            float(at) if isinstance(at, int | float) else None,
+        )  # fmt: skip
         yield attempt, entry
 
 

@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "app.cli.app_cmd",
         "operate the GitHub App (manifest, run OWNER/REPO, status)",
     ),
+    "status": ("app.cli.status_cmd", "show the App's runs and their tasks [of OWNER/REPO]"),
 }
 
 

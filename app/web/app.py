@@ -65,7 +65,7 @@ def create_app(
 
     @app.get("/metrics")
     def prometheus() -> Response:
-        return Response(metrics.render(db), mimetype="text/plain; version=0.0.4")
+        return Response(metrics.render(db), content_type=metrics.CONTENT_TYPE)
 
     @app.get("/api/deliveries/<delivery_id>")
     def delivery_status(delivery_id: str) -> tuple[Response, int]:

@@ -33,6 +33,8 @@ from app.core.judging import Fault
 from app.core.verdict import Verdict
 from app.github.errors import ArtifactExpired, GitHubError, NotFound, UnsafeArtifact
 from app.github.protocols import Artifacts, Runs, WorkflowRun
+from app.logs import log_context
+from app.metrics import STAGE_SECONDS
 
 log = logging.getLogger("odw.apphost")
 
@@ -102,12 +104,16 @@ class IngestPerformer:
                 run.id, repository, run.path, run.head_branch, run.triggering_actor, why,
             )  # fmt: skip
             return {"rejected": why}
-        verdict, fault = self.verdict_of(
-            client, run, attempt.run_id, attempt.task, attempt.stage, attempt.number,
-            attempt.lane, attempt.token,
-        )  # fmt: skip
-        self._note_job(client, run, attempt)
-        step = self._finished(attempt, verdict, fault)
+        with log_context(run=attempt.run_id, task=attempt.task):
+            verdict, fault = self.verdict_of(
+                client, run, attempt.run_id, attempt.task, attempt.stage, attempt.number,
+                attempt.lane, attempt.token,
+            )  # fmt: skip
+            self._note_job(client, run, attempt)
+            step = self._finished(attempt, verdict, fault)
+        if attempt.dispatched_at is not None:
+            took = self.context.store.clock() - attempt.dispatched_at
+            STAGE_SECONDS.labels(stage=attempt.stage).observe(max(0.0, took))
         return {
             "run": attempt.run_id,
             "task": attempt.task,
