@@ -45,8 +45,9 @@ EXECUTOR_NOTES = frozenset({"jobUrl", "branch"})
 # debounce edits, at most every ~10 s per comment).
 EDIT_EVERY = 10.0
 # Seconds a progress change waits before it is shown, so a change that follows
-# at once (a landing after "integrating") is one write, not two back to back.
-SETTLE = 2.0
+# within seconds (an integration's fetch, rebase and push, then the landing) is
+# one write, not two back to back. Stages take minutes: nobody sees the wait.
+SETTLE = 5.0
 
 
 class ViewGitHub(Protocol):

@@ -17,12 +17,14 @@ import pytest
 
 from app.apphost import views
 from app.apphost.sync import EDIT_EVERY, SETTLE, ViewSync
+from app.core.inputs import IntegrationFinished
+from app.core.integration import IntegrationReport
 from app.github import GitHubApp
 from app.github.auth import AppCredentials, TokenCache
 from app.github.client import RepositoryClient
 from app.store import Store
 from tests.apphost.test_check_run_attempts import branch_head, named
-from tests.core.runkit import Run
+from tests.core.runkit import AT, Run
 from tests.fakegithub import FakeGitHub
 from tests.github.conftest import FILES, REPO
 from tests.support import FakeClock
@@ -145,3 +147,53 @@ def test_an_operators_own_halt_and_a_task_failure_post_no_run_notice() -> None:
     failed.finish("1.1", "exit:1")
     assert failed.state.stop is not None
     assert views.halt_notice_key(failed.state) is None  # the task's own notice tells it
+
+
+def test_a_landing_is_one_request_and_leaves_every_view_as_a_person_expects(
+    fake: FakeGitHub, client: RepositoryClient, store: Store, tmp_path: Path, clock: FakeClock
+) -> None:
+    run = Run("# R\n\n- [ ] 1.1. Only\n", maxParallel=1)
+    branch_head(fake, tmp_path)
+    run.drive_to("1.1", "design-review")
+    sync = syncer(store, client, fake, tmp_path)
+    sync.sync(run.state)  # the draft PR, its status comment, the task's and the run's checks
+    for _ in range(20):
+        if run.state.task("1.1").awaiting == "integrate":
+            break
+        run.finish_stage("1.1")
+    clock.advance(EDIT_EVERY + SETTLE)
+    sync.sync(run.state)
+    git = fake.repos[REPO].git
+    main = git.sha("refs/heads/main")
+    assert main
+    landed = git.commit_files("main", {"greeting.txt": "hi\n"}, "1.1 (squash)", main)
+    run.feed(
+        IntegrationFinished(
+            at=AT, task="1.1", report=IntegrationReport.landed(sha=landed, attempts=1)
+        )
+    )
+    [old_run] = named(fake, views.RUN_CHECK)
+
+    before = len(fake.requests)
+    sync.sync(run.state)
+    made = [
+        (r["method"], r["path"].split("/repos/octo/demo")[-1])
+        for r in fake.requests[before:]
+        if "access_tokens" not in r["path"]
+    ]
+    # The run check's new head is a create; everything else is the one GraphQL request.
+    assert made == [("POST", "/check-runs"), ("POST", "/api/graphql")], made
+    [pull] = [p for p in fake.pulls.values() if p.head == "roadmap-1-1"]
+    assert (pull.state, pull.draft) == ("closed", False) and landed[:12] in pull.body
+    [status] = [c for c in fake.comments.values() if c.number == pull.number]
+    assert f"landed as {landed[:12]}" in status.body
+    task_check = named(fake, "ODW · 1.1")[-1]
+    assert (task_check.status, task_check.conclusion) == ("completed", "success")
+    assert (old_run.status, old_run.conclusion) == ("completed", "neutral")
+    new_run = named(fake, views.RUN_CHECK)[-1]
+    assert new_run.head_sha == landed and new_run.id != old_run.id
+
+    before = len(fake.requests)
+    clock.advance(EDIT_EVERY + SETTLE)
+    sync.sync(run.state)  # nothing left to write
+    assert [r for r in fake.requests[before:] if "access_tokens" not in r["path"]] == []
