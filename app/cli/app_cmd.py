@@ -1,5 +1,5 @@
-"""`odw app run OWNER/REPO`, `odw app status` and `odw app manifest`: an
-operator's handle on the App.
+"""`odw app run OWNER/REPO`, `odw app status`, `odw app manifest` and `odw
+app register` (in `app_register`): an operator's handle on the App.
 
 Both talk to the service's database only (the same `ODW_DATABASE_URL` /
 `ODW_DATA_DIR` as `odw serve`): `run` records a start request that the
@@ -48,6 +48,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--url", required=True, help="the service's public base URL (webhooks go to URL/webhooks)"
     )
     manifest.set_defaults(func=run_app_manifest)
+    from app.cli.app_register import add_parser
+
+    add_parser(inner)
 
 
 def _store() -> Store:
