@@ -64,7 +64,8 @@ def add_parser(inner: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 def _name(given: str | None) -> str:
     if given is None:
-        print("The App's name, unique on GitHub (e.g. odw-<your org>): ", end="", flush=True)
+        prompt = "The App's name, unique on GitHub (e.g. odw-<your org>): "
+        print(prompt, end="", file=sys.stderr, flush=True)
         given = sys.stdin.readline()
         if not given:
             raise UsageError("--name is required (nothing to read the name from)")
