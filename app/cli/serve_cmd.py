@@ -208,6 +208,7 @@ def run_intake(args: argparse.Namespace) -> int:
 def run_worker(args: argparse.Namespace) -> int:
     from app.logs import configure_logging
     from app.service.handlers import build_router
+    from app.service.heartbeat import Pulse
     from app.service.worker import WorkerPool
 
     settings = _settings()
@@ -225,10 +226,14 @@ def run_worker(args: argparse.Namespace) -> int:
     # A companion also stops when its master is gone (it is then reparented), as
     # the intake does: a killed `odw serve` must not leave a worker behind. The
     # master names itself, so a master killed before this line is noticed too.
+    pulse = Pulse(store, acts_on_runs=host is not None)
+    pulse.due()
     while not stop.wait(0.5):
+        pulse.due()
         if args.master_pid is not None and os.getppid() != args.master_pid:
             log.info("worker stopping: its master %s is gone", args.master_pid)
             break
+    pulse.end()
     clean = pool.stop(timeout=30)
     if host is not None:
         host.stop(timeout=30)

@@ -63,6 +63,7 @@ class GitHubApp:
             counter=counter or RequestCounter(),
             bot_login=bot_login,
         )
+        self.html_url = ""  # the App's page on GitHub, once `identify` has read it
 
     @classmethod
     def from_settings(cls, settings: object, **kw: object) -> GitHubApp:
@@ -98,7 +99,8 @@ class GitHubApp:
 
     def identify(self) -> str:
         """Read the App's slug from GitHub (`GET /app`, with the App's JWT) and
-        take `<slug>[bot]` as the bot login from now on; returns the slug.
+        take `<slug>[bot]` as the bot login from now on (and its page on GitHub
+        as `html_url`); returns the slug.
 
         The slug is GitHub's answer, never a setting, so the comments and pull
         requests ODW trusts as its own are those of the App that holds the key
@@ -106,11 +108,11 @@ class GitHubApp:
         ctx = self.context
         app = self._as_app()
 
-        def read() -> str:
+        def read() -> tuple[str, str]:
             _, data = app.requester.requestJsonAndCheck("GET", "/app")
-            return str(data["slug"])
+            return str(data["slug"]), str(data.get("html_url") or "")
 
-        slug = run(ctx, 0, "apps.get-authenticated", read)
+        slug, self.html_url = run(ctx, 0, "apps.get-authenticated", read)
         ctx.bot_login = f"{slug}[bot]"
         return slug
 
