@@ -49,8 +49,10 @@ def test_app_run_against_a_service_without_the_app_says_what_to_set(
         env = service_env(data, None)
         wait_until(
             "the worker's heartbeat",
-            lambda: "does not run the App"
-            in run_odw("app", "run", REPO, "--installation", "7", env=env).stderr,
+            lambda: (
+                "does not run the App"
+                in run_odw("app", "run", REPO, "--installation", "7", env=env).stderr
+            ),
             timeout=30,
         )
         done = run_odw("app", "run", REPO, "--installation", "7", env=env)
