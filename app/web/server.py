@@ -178,6 +178,8 @@ class CompanionArbiter(Arbiter):  # type: ignore[misc]
             if c.proc is not None:
                 # The master reaps every child, so the exit status may be lost.
                 log.error("%s process %s exited; restarting", c.name, c.proc.pid)
+                # The hook an HTTP worker's exit runs (it reads only `.pid`).
+                self.cfg.child_exit(self, c.proc)
                 c.proc = None
                 c.due = now + self.RESTART_DELAYS[min(c.restarts, len(self.RESTART_DELAYS) - 1)]
                 c.restarts += 1

@@ -37,7 +37,7 @@ def test_app_run_with_no_service_says_so_exits_non_zero_and_records_nothing(
     )
     assert _nothing_recorded(tmp_path)
     status = run_odw("app", "status", env=env)
-    assert status.returncode == 0 and status.stdout == "odw app: no runs yet\n"
+    assert status.returncode == 0 and status.stdout == "odw: no runs yet\n"
     assert "no ODW service is reading this database" in status.stderr
 
 
