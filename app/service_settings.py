@@ -1,9 +1,11 @@
 """The service's configuration: one pydantic-settings object, read once from
-`ODW_*` environment variables ."""
+`ODW_*` environment variables and, when `ODW_ENV_FILE` names one, a file of
+such settings (what `odw app register` writes); the environment wins."""
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -71,6 +73,8 @@ class Settings(BaseSettings):
     webhook_secret_previous: SecretStr | None = None
     app_id: int | None = None
     private_key_path: Path | None = None
+    # The key's PEM text itself, as container platforms pass secrets.
+    private_key: SecretStr | None = None
     # GitHub Enterprise Server: https://HOST/api/v3. Every REST URL is rooted here.
     github_api_url: str = DEFAULT_API_URL
     database_url: str | None = None
@@ -95,16 +99,18 @@ class Settings(BaseSettings):
     # Inbox rows and delivery bodies older than this are pruned.
     retention_days: float = Field(default=14.0, gt=0)
     # The App host (app/apphost): outbox executor threads per process, how often the
-    # reconciler polls what webhooks may have missed, the App's slug (its bot is
-    # `<slug>[bot]`), and a public URL check runs link to as their details.
+    # reconciler polls what webhooks may have missed, and a public URL check runs
+    # link to as their details. The App's slug (its bot is `<slug>[bot]`) is not
+    # a setting: the service reads it from GitHub (`GET /app`) when it starts.
     executors: int = Field(default=2, ge=1, le=64)
     reconcile_seconds: float = Field(default=300.0, gt=0)
     # How long an executor holds an effect before another may take it over (a crash).
     effect_lease_seconds: float = Field(default=120.0, gt=0)
-    app_slug: str = "odw"
     public_url: str | None = None
 
-    @field_validator("webhook_secret", "webhook_secret_previous", "admin_token", mode="before")
+    @field_validator(
+        "webhook_secret", "webhook_secret_previous", "admin_token", "private_key", mode="before"
+    )
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -158,10 +164,22 @@ class Settings(BaseSettings):
             )
 
 
+ENV_FILE_VARIABLE = "ODW_ENV_FILE"
+
+
 def load_settings(**overrides: object) -> Settings:
-    """Read the environment; invalid values raise SettingsError with one line."""
+    """Read the environment (and `ODW_ENV_FILE`); invalid values raise
+    SettingsError with one line."""
+    env_file = os.environ.get(ENV_FILE_VARIABLE, "").strip() or None
+    if env_file is not None:
+        try:
+            Path(env_file).read_bytes()
+        except OSError as exc:
+            raise SettingsError(
+                f"{ENV_FILE_VARIABLE}: cannot read {env_file}: {exc.strerror or exc}"
+            ) from None
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        return Settings(_env_file=env_file, **overrides)  # type: ignore[arg-type, call-arg]
     except ValidationError as exc:
         problems = []
         for err in exc.errors():

@@ -1,7 +1,8 @@
 """The App host: the outbox executor and the reconciler, as threads of a service process.
 
 `odw serve` starts one `AppHost` per gunicorn worker process when the App's
-credentials are configured (`ODW_APP_ID`, `ODW_PRIVATE_KEY_PATH`); several
+credentials are configured (`ODW_APP_ID`, and `ODW_PRIVATE_KEY` or
+`ODW_PRIVATE_KEY_PATH`); several
 processes share the work safely through the outbox's leases. The webhook side
 needs none of this: its handlers write to the store only (`api.py`).
 """
@@ -66,11 +67,17 @@ class AppHost:
 
     @classmethod
     def from_settings(cls, settings: Settings, store: Store) -> AppHost | None:
-        """The host for `odw serve`, or None when the App's credentials are not set."""
-        if settings.app_id is None or settings.private_key_path is None:
-            log.info("ODW_APP_ID / ODW_PRIVATE_KEY_PATH unset: webhooks are stored, not acted on")
+        """The host for `odw serve`, or None when the App's credentials are not set.
+        Asks GitHub for the App's slug (`GitHubApp.identify`): its bot login is
+        whose comments and pull requests the host trusts as its own."""
+        if settings.app_id is None or (
+            settings.private_key_path is None and settings.private_key is None
+        ):
+            log.info("ODW_APP_ID / ODW_PRIVATE_KEY(_PATH) unset: webhooks are stored, not acted on")
             return None
         github = GitHubApp.from_settings(settings)
+        slug = github.identify()
+        log.info("the App is %s (bot %s)", slug, github.bot_login)
         return cls(
             store,
             github,

@@ -1,22 +1,26 @@
-"""`odw app run OWNER/REPO`, `odw app status` and `odw app manifest`: an
-operator's handle on the App.
+"""`odw app run OWNER/REPO`, `odw app status`, `odw app manifest` and `odw
+app register` (in `app_register`): an operator's handle on the App.
 
-Both talk to the service's database only (the same `ODW_DATABASE_URL` /
+Both talk to the service's database (the same `ODW_DATABASE_URL` /
 `ODW_DATA_DIR` as `odw serve`): `run` records a start request that the
 service's executor performs (reading `.github/odw.yml` and the roadmap at the
-base's head), `status` lists the runs and their tasks.
+base's head), only while the service's heartbeat says it is there, and asks
+GitHub for the installation when none was recorded; `status` lists the runs
+and their tasks.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import TYPE_CHECKING
 
 from app.cli.commands import command_help
 from app.cli.errors import UsageError, UserError
 
 if TYPE_CHECKING:
+    from app.github import GitHubApp
     from app.store import Store
 
 
@@ -47,6 +51,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--url", required=True, help="the service's public base URL (webhooks go to URL/webhooks)"
     )
     manifest.set_defaults(func=run_app_manifest)
+    from app.cli.app_register import add_parser
+
+    add_parser(inner)
 
 
 def service_store() -> Store:
@@ -65,12 +72,10 @@ def run_app_run(args: argparse.Namespace) -> int:
         raise UsageError(f"a repository is OWNER/REPO, got {repo!r}")
     store = service_store()
     try:
+        _require_service(store)
         installation = args.installation or store.installations.installation_for_repository(repo)
         if installation is None:
-            raise UserError(
-                f"the App is not installed on {repo} as far as this service knows "
-                "(no installation event recorded); pass --installation ID"
-            )
+            installation = _installation_from_github(repo)
         key = RunKey(int(installation), repo, args.base or api.DEFAULT_BASE)
         open_id = find_open(store, key) if args.base else None
         api.request_start(store, key, by=args.by)
@@ -84,6 +89,57 @@ def run_app_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _require_service(store: Store) -> None:
+    """A UserError unless a service that runs the App reads this database now
+    (its heartbeat, `Store.heartbeats`): a request nobody reads is not recorded."""
+    live = store.heartbeats.live()
+    if not live:
+        raise UserError(
+            f"no ODW service is reading {store.describe()}; start it with `odw serve` "
+            "(with the same ODW_DATABASE_URL or ODW_DATA_DIR)"
+        )
+    if not any(h.acts_on_runs for h in live):
+        raise UserError(
+            f"the ODW service reading {store.describe()} does not run the App: it has no "
+            "ODW_APP_ID and ODW_PRIVATE_KEY (or ODW_PRIVATE_KEY_PATH); set them and restart it"
+        )
+
+
+def _installation_from_github(repo: str) -> int:
+    """The App's installation on `repo`, asked of GitHub with the App's JWT
+    (`GET /repos/{owner}/{repo}/installation`) when no installation event was recorded."""
+    from app.cli.serve_cmd import _settings
+    from app.github import GitHubApp
+    from app.github.auth import CredentialsError
+    from app.github.errors import GitHubError, NotFound
+
+    try:
+        github = GitHubApp.from_settings(_settings())
+        return github.installation_of(repo)
+    except CredentialsError as exc:
+        raise UserError(
+            f"no installation of the App on {repo} is recorded and GitHub cannot be asked: "
+            f"{exc}; or pass --installation ID"
+        ) from None
+    except NotFound:
+        raise UserError(
+            f"the App is not installed on {repo} (GitHub answered 404): install it there "
+            f"from {_install_page(github)}"
+        ) from None
+    except GitHubError as exc:
+        raise UserError(f"cannot ask GitHub for the App's installation on {repo}: {exc}") from None
+
+
+def _install_page(github: GitHubApp) -> str:
+    from app.github.errors import GitHubError
+
+    try:
+        github.identify()
+    except GitHubError:
+        return "the App's page on GitHub"
+    return f"{github.html_url}/installations/new"
+
+
 def run_app_status(args: argparse.Namespace) -> int:
     from app.apphost.run_views import is_app_run, list_runs, shown_status
     from app.cli.status_cmd import print_runs
@@ -91,6 +147,11 @@ def run_app_status(args: argparse.Namespace) -> int:
     store = service_store()
     try:
         if not args.json:
+            if not store.heartbeats.live():
+                print(
+                    "odw app: no ODW service is reading this database; start it with `odw serve`",
+                    file=sys.stderr,
+                )
             print_runs(list_runs(store))
             return 0
         views = [v for v in store.projections.runs() if is_app_run(v)]

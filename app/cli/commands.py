@@ -29,7 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("app.cli.run_cmd", "run the roadmap of a local clone end to end (local mode)"),
     "app": (
         "app.cli.app_cmd",
-        "operate the GitHub App (manifest, run OWNER/REPO, status)",
+        "operate the GitHub App (register, manifest, run, status)",
     ),
     "status": ("app.cli.status_cmd", "show the App's runs and their tasks [of OWNER/REPO]"),
 }

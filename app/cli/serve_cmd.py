@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from app.cli.errors import UserError
 
 if TYPE_CHECKING:
+    from app.apphost.host import AppHost
     from app.service.worker import WorkerConfig
     from app.service_settings import Settings
     from app.store import Store
@@ -239,9 +240,9 @@ def run_intake(args: argparse.Namespace) -> int:
 
 
 def run_worker(args: argparse.Namespace) -> int:
-    from app.apphost.host import AppHost
     from app.logs import configure_logging
     from app.service.handlers import build_router
+    from app.service.heartbeat import Pulse
     from app.service.worker import WorkerPool
 
     settings = _settings()
@@ -250,25 +251,45 @@ def run_worker(args: argparse.Namespace) -> int:
     if threads < 1:
         raise UserError("odw worker needs at least one thread (--threads or ODW_WORKERS)")
     store = open_store(settings)
+    host = _app_host(settings, store)
     stop = stop_on_signals("worker")
     pool = WorkerPool(store, build_router(), worker_config(settings), threads).start()
-    host = AppHost.from_settings(settings, store)
     if host is not None:
         host.start()
     log.info("worker started", extra={"threads": threads, "database": store.describe()})
     # A companion also stops when its master is gone (it is then reparented), as
     # the intake does: a killed `odw serve` must not leave a worker behind. The
     # master names itself, so a master killed before this line is noticed too.
+    pulse = Pulse(store, acts_on_runs=host is not None)
+    pulse.due()
     while not stop.wait(0.5):
+        pulse.due()
         if args.master_pid is not None and os.getppid() != args.master_pid:
             log.info("worker stopping: its master %s is gone", args.master_pid)
             break
+    pulse.end()
     clean = pool.stop(timeout=30)
     if host is not None:
         host.stop(timeout=30)
     store.close()
     log.info("worker stopped", extra={"clean": clean})
     return 0 if clean else 1
+
+
+def _app_host(settings: Settings, store: Store) -> AppHost | None:
+    """The App host, or a one-line UserError when GitHub will not say who the App is."""
+    from app.apphost.host import AppHost
+    from app.github.auth import CredentialsError
+    from app.github.errors import GitHubError
+
+    try:
+        return AppHost.from_settings(settings, store)
+    except CredentialsError as exc:
+        store.close()
+        raise UserError(str(exc)) from None
+    except GitHubError as exc:
+        store.close()
+        raise UserError(f"cannot read the App from GitHub: {exc}") from None
 
 
 def run_db_upgrade(_args: argparse.Namespace) -> int:

@@ -19,6 +19,9 @@ CREDENTIAL_VARS = frozenset(
         "ODW_WEBHOOK_SECRET_PREVIOUS",
         "ODW_ADMIN_TOKEN",
         "ODW_PRIVATE_KEY_PATH",
+        "ODW_PRIVATE_KEY",
+        # The settings file `odw app register` writes: the key and the webhook secret.
+        "ODW_ENV_FILE",
         "ODW_GIT_TOKEN",
         "ODW_GIT_ASKPASS_TOKEN",
         "ODW_DATABASE_URL",

@@ -23,6 +23,10 @@ from app.github.timing import Clock, SystemClock
 JWT_BACKDATE = 60
 JWT_LIFETIME = 600
 REFRESH_MARGIN = 300.0
+MISSING = (
+    "ODW_APP_ID and ODW_PRIVATE_KEY (the private key's PEM text) or "
+    "ODW_PRIVATE_KEY_PATH (the path of its .pem file) must be set to talk to GitHub"
+)
 
 
 class CredentialsError(ValueError):
@@ -38,12 +42,25 @@ class AppCredentials:
         return f"AppCredentials(app_id={self.app_id})"
 
     @classmethod
-    def load(cls, app_id: int | None, private_key_path: Path | None) -> AppCredentials:
-        if app_id is None or private_key_path is None:
+    def load(
+        cls, app_id: int | None, private_key_path: Path | None, private_key: str | None = None
+    ) -> AppCredentials:
+        """The key from its PEM text (`ODW_PRIVATE_KEY`) or its file
+        (`ODW_PRIVATE_KEY_PATH`); exactly one of them."""
+        if private_key is not None and private_key_path is not None:
             raise CredentialsError(
-                "ODW_APP_ID and ODW_PRIVATE_KEY_PATH must both be set to talk to GitHub "
-                "(the App's id and the path of its private key, a .pem file)"
+                "ODW_PRIVATE_KEY and ODW_PRIVATE_KEY_PATH are both set: set one of them"
             )
+        if app_id is None:
+            raise CredentialsError(MISSING)
+        if private_key is not None:
+            # A platform that keeps secrets on one line passes the newlines as `\n`.
+            key = private_key if "\n" in private_key else private_key.replace("\\n", "\n")
+            if "PRIVATE KEY" not in key:
+                raise CredentialsError("ODW_PRIVATE_KEY: not a PEM key")
+            return cls(app_id, key)
+        if private_key_path is None:
+            raise CredentialsError(MISSING)
         try:
             key = Path(private_key_path).read_text(encoding="utf-8")
         except OSError as exc:

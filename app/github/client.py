@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
+from github import Github
+
 from app.github import actions, artifacts, checks, conversation, landing_writes
 from app.github import protection as branch_protection
 from app.github import pulls as pull_requests
@@ -61,16 +63,20 @@ class GitHubApp:
             counter=counter or RequestCounter(),
             bot_login=bot_login,
         )
+        self.html_url = ""  # the App's page on GitHub, once `identify` has read it
 
     @classmethod
     def from_settings(cls, settings: object, **kw: object) -> GitHubApp:
-        """From the service's Settings (`app_id`, `private_key_path`, `github_api_url`,
-        `app_slug`)."""
+        """From the service's Settings (`app_id`, `private_key` or
+        `private_key_path`, `github_api_url`). The bot login stays the default
+        until `identify` reads the App's slug from GitHub."""
+        key = getattr(settings, "private_key", None)
         credentials = AppCredentials.load(
-            getattr(settings, "app_id", None), getattr(settings, "private_key_path", None)
+            getattr(settings, "app_id", None),
+            getattr(settings, "private_key_path", None),
+            key.get_secret_value() if key is not None else None,
         )
         api_url = getattr(settings, "github_api_url", DEFAULT_API_URL)
-        kw.setdefault("bot_login", f"{getattr(settings, 'app_slug', 'odw')}[bot]")
         return cls(credentials, api_url, **kw)  # type: ignore[arg-type]
 
     @property
@@ -85,11 +91,36 @@ class GitHubApp:
     def counter(self) -> RequestCounter:
         return self.context.counter
 
+    def _as_app(self) -> Github:
+        """A PyGithub handle authenticated as the App itself (its JWT)."""
+        ctx = self.context
+        jwt = _HeaderAuth("Bearer", lambda: ctx.credentials.jwt(ctx.clock.now()), ctx)
+        return _github(ctx, jwt)
+
+    def identify(self) -> str:
+        """Read the App's slug from GitHub (`GET /app`, with the App's JWT) and
+        take `<slug>[bot]` as the bot login from now on (and its page on GitHub
+        as `html_url`); returns the slug.
+
+        The slug is GitHub's answer, never a setting, so the comments and pull
+        requests ODW trusts as its own are those of the App that holds the key
+        (https://docs.github.com/rest/apps/apps#get-the-authenticated-app)."""
+        ctx = self.context
+        app = self._as_app()
+
+        def read() -> tuple[str, str]:
+            _, data = app.requester.requestJsonAndCheck("GET", "/app")
+            return str(data["slug"]), str(data.get("html_url") or "")
+
+        slug, self.html_url = run(ctx, 0, "apps.get-authenticated", read)
+        ctx.bot_login = f"{slug}[bot]"
+        return slug
+
     def installation_of(self, full_name: str) -> int:
         """The id of the App's installation on `full_name` (asked with the App's
         JWT); NotFound when the App is not installed there."""
         ctx = self.context
-        app = _github(ctx, _HeaderAuth("Bearer", lambda: ctx.credentials.jwt(ctx.clock.now()), ctx))
+        app = self._as_app()
 
         def read() -> int:
             _, data = app.requester.requestJsonAndCheck("GET", f"/repos/{full_name}/installation")

@@ -131,6 +131,20 @@ leases = Table(
     Column("expires_at", Float, nullable=False),
 )
 
+# One row per service process that acts on deliveries, renewed every few seconds:
+# how `odw app run` knows a service is reading this database.
+service_heartbeats = Table(
+    "service_heartbeats",
+    metadata,
+    Column("process", String(300), primary_key=True),
+    Column("host", String(200), nullable=False),
+    Column("pid", Integer, nullable=False),
+    # 1 when the process runs the App host (it performs what `odw app run` asks).
+    Column("acts_on_runs", Integer, nullable=False),
+    Column("started_at", Float, nullable=False),
+    Column("seen_at", Float, nullable=False),
+)
+
 installations = Table(
     "installations",
     metadata,

@@ -16,6 +16,7 @@ from app.store.activity import Activity
 from app.store.base import Clock
 from app.store.engine import make_engine, normalise_url, write_transaction
 from app.store.event_log import EventLog
+from app.store.heartbeats import Heartbeats
 from app.store.inbox import Inbox
 from app.store.installations import Installations
 from app.store.leases import Leases, Liveness
@@ -47,6 +48,7 @@ class Store:
         self.installations = Installations(self.engine, clock)
         self.activity = Activity(self.engine, clock)
         self.retention = Retention(self.engine, clock)
+        self.heartbeats = Heartbeats(self.engine, clock)
 
     @classmethod
     def open(

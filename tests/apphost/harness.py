@@ -122,6 +122,8 @@ class Service:
     env: dict[str, str]
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
+    # False: the webhook secret is not passed, the settings file in ODW_ENV_FILE holds it.
+    secret_in_env: bool = True
 
     @property
     def url(self) -> str:
@@ -131,7 +133,7 @@ class Service:
         log = (self.data_dir / "serve.log").open("ab")
         self.proc = subprocess.Popen(
             [odw_executable(), "serve", "--host", "127.0.0.1", "--port", str(self.port)],
-            env=service_env(self.data_dir, self.fake.webhooks.secret, **self.env),
+            env=self._env(),
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -144,6 +146,10 @@ class Service:
             raise
         self.fake.webhooks.url = f"{self.url}/webhooks"
         return self
+
+    def _env(self) -> dict[str, str]:
+        secret = self.fake.webhooks.secret if self.secret_in_env else None
+        return service_env(self.data_dir, secret, **self.env)
 
     def kill(self) -> None:
         """SIGKILL the whole process group: no shutdown code runs."""
@@ -166,7 +172,7 @@ class Service:
     def odw(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [odw_executable(), *args],
-            env=service_env(self.data_dir, self.fake.webhooks.secret, **self.env),
+            env=self._env(),
             capture_output=True,
             text=True,
             timeout=60,

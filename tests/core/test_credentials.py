@@ -10,7 +10,8 @@ from app.core.credentials import without_credentials
 @pytest.mark.parametrize(
     "name",
     ["GITHUB_TOKEN", "GH_TOKEN", "ODW_WEBHOOK_SECRET", "ODW_ADMIN_TOKEN", "ODW_GIT_TOKEN",
-     "ODW_PRIVATE_KEY_PATH", "ACTIONS_RUNTIME_TOKEN", "ODW_SOME_FUTURE_SECRET", "github_token"],
+     "ODW_PRIVATE_KEY_PATH", "ODW_PRIVATE_KEY", "ODW_ENV_FILE", "ACTIONS_RUNTIME_TOKEN",
+     "ODW_SOME_FUTURE_SECRET", "github_token"],
     ids=lambda n: n.lower(),
 )  # fmt: skip
 def test_credentials_are_dropped_from_an_agents_environment(name: str) -> None:

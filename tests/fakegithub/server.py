@@ -47,6 +47,8 @@ JWT_ROUTES = (
     "/repos/{owner}/{repo}/installation",
 )
 TOKEN_ROUTE = "/app/installations/{installation_id}/access_tokens"
+# Asked with no credentials: the manifest code is the secret (app_registration.py).
+OPEN_ROUTES = ("/app-manifests/{code}/conversions",)
 
 
 class Reply(Exception):
@@ -103,6 +105,7 @@ class FakeGitHub:
         webhook_secret: str = "fake-webhook-secret",  # noqa: S107 - a test secret
         openapi: OpenApi | None = None,
         validate_responses: bool = True,
+        app_slug: str = "odw",
     ) -> None:
         self.root = root
         self.ghes = ghes
@@ -111,8 +114,11 @@ class FakeGitHub:
         self.shapes = Shapes(self)
         self.lock = threading.RLock()
         self.app_id = 424242
-        self.app_slug = "odw"
+        self.app_slug = app_slug
+        self.app_name = app_slug.upper()
         self.bot_login = f"{self.app_slug}[bot]"
+        # Codes of the manifest flow not exchanged yet: manifest, organisation, when.
+        self.manifest_codes: dict[str, tuple[dict[str, Any], str | None, float]] = {}
         # Every GitHub App the fake knows: ODW's, and others tests register
         # (`add_app`) to create check runs ODW never created.
         self.apps: dict[int, str] = {self.app_id: self.app_slug}
@@ -218,6 +224,24 @@ class FakeGitHub:
             if full_name not in self._forks:
                 self._forks[full_name] = self.next_id()
             return self._forks[full_name]
+
+    def become_app(
+        self, app_id: int, slug: str, key: rsa.RSAPrivateKey, webhook_secret: str
+    ) -> None:
+        """The App registered through the manifest flow is the one the fake serves
+        from now on: its id, slug (bot login), key and webhook secret."""
+        with self.lock:
+            self.apps.pop(self.app_id, None)
+            self.app_id, self.app_slug = app_id, slug
+            self.bot_login = f"{slug}[bot]"
+            self.apps[app_id] = slug
+            self.private_key_pem = key.private_bytes(
+                serialization.Encoding.PEM,
+                serialization.PrivateFormat.PKCS8,
+                serialization.NoEncryption(),
+            ).decode()
+            self._public_key = key.public_key()
+            self.webhooks.secret = webhook_secret
 
     def write_private_key(self, directory: Path) -> Path:
         path = directory / "app.pem"
@@ -581,6 +605,8 @@ class FakeGitHub:
             time.sleep(0.02)
 
     def _wsgi(self, environ: dict[str, Any], start_response: Any) -> Any:
+        from tests.fakegithub import app_registration
+
         request = Request(environ)
         path = request.path
         if path.startswith(API_PREFIX + "/") or path == API_PREFIX:
@@ -593,6 +619,8 @@ class FakeGitHub:
             from tests.fakegithub import routes_actions
 
             response = routes_actions.storage(self, request)
+        elif app_registration.is_form(path):
+            response = app_registration.new_app_form(self, request)
         elif path.startswith("/_fake/"):
             from tests.fakegithub import controls
 
@@ -619,6 +647,7 @@ class FakeGitHub:
 
     def _api(self, request: Request, path: str) -> Response:
         from tests.fakegithub import (  # noqa: F401
+            app_registration,
             moves,
             routes,
             routes_actions,
@@ -727,6 +756,8 @@ class FakeGitHub:
     def _authenticate(self, call: Call) -> s.Token | None:
         header = call.headers.get("authorization", "")
         scheme, _, credential = header.partition(" ")
+        if call.template in OPEN_ROUTES:
+            return None
         if call.template in JWT_ROUTES or call.template == TOKEN_ROUTE:
             if scheme.lower() != "bearer":
                 raise error(401, "A JSON web token could not be decoded")

@@ -41,7 +41,7 @@ def test_credentials_come_from_the_settings_with_clear_errors(
     key = fake.write_private_key(tmp_path)
     settings = load_settings(app_id=fake.app_id, private_key_path=key, github_api_url=fake.api_url)
     assert GitHubApp.from_settings(settings).context.api_url == fake.api_url
-    with pytest.raises(CredentialsError, match="ODW_APP_ID and ODW_PRIVATE_KEY_PATH"):
+    with pytest.raises(CredentialsError, match="ODW_APP_ID and ODW_PRIVATE_KEY"):
         GitHubApp.from_settings(load_settings(app_id=None))
     with pytest.raises(CredentialsError, match="cannot read"):
         AppCredentials.load(1, tmp_path / "missing.pem")

@@ -22,9 +22,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def service_env(data_dir: Path, secret: str, **extra: str) -> dict[str, str]:
+def service_env(data_dir: Path, secret: str | None, **extra: str) -> dict[str, str]:
+    """This environment without its ODW_* settings, plus `extra`; no
+    ODW_WEBHOOK_SECRET when `secret` is None (it comes from ODW_ENV_FILE)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
-    env.update(ODW_WEBHOOK_SECRET=secret, ODW_DATA_DIR=str(data_dir), **extra)
+    if secret is not None:
+        env["ODW_WEBHOOK_SECRET"] = secret
+    env.update(ODW_DATA_DIR=str(data_dir), **extra)
     return env
 
 
