@@ -3,7 +3,9 @@
 Each test pins one waste removed (issue 28, item 9): a status comment is not
 edited only because its task's check run moved to a new head, a task branch is
 created without a 404 probe first, the base the run pinned is not read again
-for each new branch, and a pull request is opened without a search first.
+for each new branch, a pull request is opened without a search first, a
+completed workflow run is not read again, and a landing's writes are one
+GraphQL request.
 """
 
 from __future__ import annotations
@@ -76,7 +78,20 @@ def test_the_happy_path_spends_no_probe_no_reread_no_search_and_one_comment_edit
     assert not _requests(fake, "GET", "pulls?") and not [
         r for r in made if r["method"] == "GET" and r["path"] == f"/repos/{REPO}/pulls"
     ]
-    # One status comment per pull request, edited once: when its task landed.
-    edits = _requests(fake, "PATCH", "issues/comments/")
-    assert len(edits) == len(TASKS), [r["body"]["body"][:120] for r in edits]
-    assert all("**Status:** landed as " in r["body"]["body"] for r in edits)
+    # One status comment per pull request, edited once: when its task landed, in
+    # the landing's one GraphQL request (with the PR closed and its check
+    # concluded), never by REST.
+    assert not _requests(fake, "PATCH", "issues/comments/")
+    assert not _requests(fake, "PATCH", "pulls/")
+    landings = [r for r in made if r["method"] == "POST" and r["path"].endswith("/graphql")]
+    assert len(landings) == len(TASKS), [r["body"]["query"][:200] for r in landings]
+    for r in landings:
+        query, values = r["body"]["query"], r["body"]["variables"]
+        for part in ("updateIssueComment", "markPullRequestReadyForReview", "updatePullRequest"):
+            assert query.count(part) == 1, query
+        said = [v for k, v in values.items() if k.endswith("_body") and "**Status:**" in str(v)]
+        assert len(said) == 1 and "**Status:** landed as " in said[0]
+    # A completed run is judged from its delivery, and its job link came from
+    # `workflow_job`: no run or job list is read again.
+    assert not [r for r in made if r["method"] == "GET" and "/actions/runs/" in r["path"]
+                and not r["path"].endswith("/artifacts")]  # fmt: skip
