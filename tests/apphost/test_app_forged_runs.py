@@ -255,14 +255,17 @@ def test_ghes_two_candidate_runs_are_an_infrastructure_fault_never_a_guess(
 def test_an_ingestion_that_gives_up_ends_the_attempt_as_an_infrastructure_fault(
     fake: FakeGitHub, service: Service, forge_repo: Repository, actions: LocalActions
 ) -> None:
-    """The run is never readable (refused five times): the task does not stay
-    `running`; the attempt ends as an infra fault and the retry lands it."""
+    """The run's verdict is never readable (its artifacts refused five times):
+    the task does not stay `running`; the attempt ends as an infra fault and
+    the retry lands it."""
     refused = Fault(403, body={"message": "Resource not accessible by integration"})
     ready = threading.Event()
 
     def hold(run: s.WorkflowRun) -> bool:
         if run.inputs.get("stage") == "plan" and not ready.is_set():
-            fake.inject("GET", "/repos/{owner}/{repo}/actions/runs/{run_id}", refused, 5)
+            fake.inject(
+                "GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", refused, 5
+            )
             ready.set()
         return True
 
