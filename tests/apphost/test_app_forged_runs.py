@@ -263,9 +263,7 @@ def test_an_ingestion_that_gives_up_ends_the_attempt_as_an_infrastructure_fault(
 
     def hold(run: s.WorkflowRun) -> bool:
         if run.inputs.get("stage") == "plan" and not ready.is_set():
-            fake.inject(
-                "GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", refused, 5
-            )
+            fake.inject("GET", "/repos/{owner}/{repo}/actions/runs/{run_id}/artifacts", refused, 5)
             ready.set()
         return True
 
