@@ -194,6 +194,28 @@ def run_races(url: str, root: Path, races: int) -> Tally:
     return tally
 
 
+def run_alone(url: str, root: Path, landings: int) -> float:
+    """The baseline: seconds per landing when one lander lands `landings` tasks one
+    after another on a fresh origin (the same process, lock and store, no rival)."""
+    from app.store import Store
+
+    Store.open(url).close()
+    tasks = [f"1.1.{i}" for i in range(1, landings + 1)]
+    origin = make_origin(root, tasks)
+    lander = Lander(url, origin, root / "data-alone", "lander-alone")
+    try:
+        lander.send(tasks[0])  # the mirror's first clone is not a landing's cost
+        lander.receive()
+        start = time.perf_counter()
+        for tid in tasks[1:]:
+            lander.send(tid)
+            if not lander.receive().complete:
+                raise RuntimeError(f"{tid} did not land alone")
+        return (time.perf_counter() - start) / max(1, landings - 1)
+    finally:
+        lander.close()
+
+
 def head(origin: Path) -> str:
     return git(origin, "rev-parse", "refs/heads/main").strip()
 
