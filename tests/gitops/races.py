@@ -98,9 +98,13 @@ class Tally:
 class Lander:
     """One landing process: a `with` block starts it, `land` asks it for one task."""
 
-    def __init__(self, url: str, origin: Path, data_dir: Path, owner: str) -> None:
+    def __init__(
+        self, url: str, origin: Path, data_dir: Path, owner: str, *, locked: bool = True
+    ) -> None:
+        lock = "lease" if locked else "none"
+        args = [url, str(origin), str(data_dir), owner, lock]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.gitops.races", url, str(origin), str(data_dir), owner],
+            [sys.executable, "-m", "tests.gitops.races", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -146,19 +150,23 @@ def _child_env() -> dict[str, str]:
 
 
 @contextmanager
-def landers(url: str, origin: Path, root: Path) -> Iterator[tuple[Lander, Lander]]:
+def landers(url: str, origin: Path, root: Path, *, locked: bool) -> Iterator[tuple[Lander, Lander]]:
     started: list[Lander] = []
     try:
         for name in ("a", "b"):
-            started.append(Lander(url, origin, root / f"data-{name}", f"lander-{name}"))
+            data_dir, owner = root / f"data-{name}", f"lander-{name}"
+            started.append(Lander(url, origin, data_dir, owner, locked=locked))
         yield started[0], started[1]
     finally:
         for lander in started:
             lander.close()
 
 
-def run_races(url: str, root: Path, races: int) -> Tally:
-    """`races` races of two landing processes on one fresh origin; the audit's tally."""
+def run_races(url: str, root: Path, races: int, *, locked: bool = True) -> Tally:
+    """`races` races of two landing processes on one fresh origin; the audit's tally.
+
+    `locked=False` takes the merge lock away (each hold passes at once): what git's
+    own refusal of a stale push and the landed check before each push hold alone."""
     from app.store import Store
 
     Store.open(url).close()  # the schema, before two processes open it at once
@@ -169,7 +177,7 @@ def run_races(url: str, root: Path, races: int) -> Tally:
     sent: set[str] = set()
     tally = Tally(races=races)
     start = time.perf_counter()
-    with landers(url, origin, root) as (a, b):
+    with landers(url, origin, root, locked=locked) as (a, b):
         for i in range(races):
             first, second = tasks[2 * i], tasks[2 * i + 1]
             if i % 2:
@@ -251,14 +259,15 @@ def _is_ancestor(origin: Path, sha: str, of: str) -> bool:
     return result.returncode == 0
 
 
-def _serve(url: str, origin: str, data_dir: str, owner: str) -> None:
+def _serve(url: str, origin: str, data_dir: str, owner: str, kind: str) -> None:
     """The lander: one task id a line on stdin, one JSON outcome a line on stdout."""
     from app.gitops.integrate import integrate
     from app.gitops.lock import LeaseMergeLock
     from app.store import Store
 
     store = Store.open(url, migrate_schema=False)
-    lock = Timed(LeaseMergeLock(store.leases, owner, ttl=LOCK_TTL, poll=0.01))
+    inner = LeaseMergeLock(store.leases, owner, ttl=LOCK_TTL, poll=0.01)
+    lock = Timed(inner if kind == "lease" else NoLock())
     print("ready", flush=True)
     for line in sys.stdin:
         task = line.strip()
@@ -275,6 +284,14 @@ def _serve(url: str, origin: str, data_dir: str, owner: str) -> None:
         }
         print(json.dumps(outcome), flush=True)
     store.close()
+
+
+class NoLock:
+    """No merge lock at all: every hold passes at once."""
+
+    @contextmanager
+    def hold(self, key: str, timeout: float) -> Iterator[None]:
+        yield
 
 
 class Timed:
@@ -295,4 +312,4 @@ class Timed:
 
 
 if __name__ == "__main__":
-    _serve(*sys.argv[1:5])
+    _serve(*sys.argv[1:6])
