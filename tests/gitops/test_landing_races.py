@@ -15,7 +15,7 @@ from tests.support import git
 RACES = 4  # two races of two tasks, two of one task sent to both
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"], ids=["sqlite", "postgres"])
 def test_two_processes_racing_land_every_task_once_and_lose_nothing(
     kind: str, tmp_path: Path
 ) -> None:
