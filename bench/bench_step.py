@@ -60,7 +60,7 @@ def _pass_one(store: Store, run_id: str) -> float:
     start = time.process_time()
     api.submit(store, run_id, finished)
     took = time.process_time() - start
-    store.outbox.complete(entry.key, "runner")
+    store.outbox.complete(entry.key, "runner", attempt=entry.attempts)
     return took
 
 

@@ -95,7 +95,9 @@ class Executor:
             performer, effect = self._read(entry)
         except Unreadable as exc:
             log.error("effect %s (%s) is settled unperformed: %s", entry.key, entry.kind, exc)
-            self.store.outbox.fail(entry.key, self.context.owner, str(exc), retry_at=None)
+            self.store.outbox.fail(
+                entry.key, self.context.owner, str(exc), attempt=entry.attempts, retry_at=None
+            )
             _count(entry, "dead")
             return
         waits = self.context.config.lease_seconds * WAIT_SHARE
@@ -105,13 +107,15 @@ class Executor:
         except RetryLater as later:
             log.warning("effect %s put back: %s", entry.key, later)
             retry_at = self.store.clock() + later.retry_after
-            self.store.outbox.fail(entry.key, self.context.owner, str(later), retry_at=retry_at)
+            self.store.outbox.fail(
+                entry.key, self.context.owner, str(later), attempt=entry.attempts, retry_at=retry_at
+            )
             _count(entry, "put-back")
             return
         except Exception as exc:
             _count(entry, self._failed(entry, performer, effect, exc))
             return
-        self.store.outbox.complete(entry.key, self.context.owner, result)
+        self.store.outbox.complete(entry.key, self.context.owner, result, attempt=entry.attempts)
         _count(entry, "done")
 
     def _read(self, entry: Entry) -> tuple[Performer[Any], Any]:
@@ -136,11 +140,13 @@ class Executor:
         """Settle a failed try; its outcome for `odw_effects_total`."""
         owner, error = self.context.owner, f"{type(exc).__name__}: {exc}"
         if isinstance(exc, Busy):  # not a failure: someone else is on it
-            self.store.outbox.fail(entry.key, owner, error, retry_at=self.store.clock() + 0.5)
+            self.store.outbox.fail(
+                entry.key, owner, error, attempt=entry.attempts, retry_at=self.store.clock() + 0.5
+            )
             return "busy"
         if isinstance(exc, InstallationUnavailable):  # uninstalled or suspended on GitHub
             log.error("effect %s: %s", entry.key, error)
-            self.store.outbox.fail(entry.key, owner, error, retry_at=None)
+            self.store.outbox.fail(entry.key, owner, error, attempt=entry.attempts, retry_at=None)
             why = (
                 f"{exc.reason}: ODW can do nothing for this run until the App is installed "
                 "again (then `/odw run`) or unsuspended (then `/odw resume`)"
@@ -150,7 +156,7 @@ class Executor:
             return "dead"
         if isinstance(exc, RepositoryMoved):  # no retry can undo a rename or a transfer
             log.error("effect %s: %s", entry.key, error)
-            self.store.outbox.fail(entry.key, owner, error, retry_at=None)
+            self.store.outbox.fail(entry.key, owner, error, attempt=entry.attempts, retry_at=None)
             if entry.run_id is not None:
                 stops.repository_moved(self.store, entry.run_id, exc.moved_to, exc.reason)
             performer.gave_up(effect, error)
@@ -158,10 +164,12 @@ class Executor:
         if entry.attempts < MAX_ATTEMPTS:
             delay = self.context.config.retry_base_seconds * 2 ** (entry.attempts - 1)
             log.warning("effect %s failed (attempt %d): %s", entry.key, entry.attempts, error)
-            self.store.outbox.fail(entry.key, owner, error, retry_at=self.store.clock() + delay)
+            self.store.outbox.fail(
+                entry.key, owner, error, attempt=entry.attempts, retry_at=self.store.clock() + delay
+            )
             return "retry"
         log.error("effect %s gave up after %d attempts: %s", entry.key, entry.attempts, error)
-        self.store.outbox.fail(entry.key, owner, error, retry_at=None)
+        self.store.outbox.fail(entry.key, owner, error, attempt=entry.attempts, retry_at=None)
         performer.gave_up(effect, error)
         return "dead"
 

@@ -112,10 +112,18 @@ class Outbox(Part):
         return [_effect(r) for r in rows]
 
     def complete(
-        self, key: str, owner: str, result: Any = None, *, tx: Connection | None = None
+        self,
+        key: str,
+        owner: str,
+        result: Any = None,
+        *,
+        attempt: int,
+        tx: Connection | None = None,
     ) -> bool:
-        """Mark done; False when the effect is no longer held by `owner`."""
-        return self._settle(key, owner, {"status": "done", "result": dumps(result)}, tx)
+        """Mark done; False when the effect is no longer held by `owner` under the
+        claim that returned it with `attempts == attempt` (see `_settle`)."""
+        values = {"status": "done", "result": dumps(result)}
+        return self._settle(key, owner, attempt, values, tx)
 
     def fail(
         self,
@@ -123,6 +131,7 @@ class Outbox(Part):
         owner: str,
         error: str,
         *,
+        attempt: int,
         retry_at: float | None,
         tx: Connection | None = None,
     ) -> bool:
@@ -132,7 +141,7 @@ class Outbox(Part):
             values["status"] = "dead"
         else:
             values.update(status="pending", next_attempt_at=retry_at)
-        return self._settle(key, owner, values, tx)
+        return self._settle(key, owner, attempt, values, tx)
 
     def get(self, key: str, *, tx: Connection | None = None) -> Effect | None:
         with self._read(tx) as conn:
@@ -165,7 +174,13 @@ class Outbox(Part):
         oldest = min((float(at) for _, s, _, at in rows if s != "dead"), default=None)
         return {(k, s): int(n) for k, s, n, _ in rows}, oldest
 
-    def _settle(self, key: str, owner: str, values: dict[str, Any], tx: Connection | None) -> bool:
+    def _settle(
+        self, key: str, owner: str, attempt: int, values: dict[str, Any], tx: Connection | None
+    ) -> bool:
+        """The fenced settlement. Every claim counts `attempts` up, so the attempt a
+        claim returned is its fencing token: a claimant whose lease expired and was
+        claimed again, even by the same owner (another thread of one executor),
+        settles nothing, refused by the UPDATE's own WHERE clause."""
         with self._tx(tx) as conn:
             n = conn.execute(
                 update(outbox)
@@ -173,6 +188,7 @@ class Outbox(Part):
                     outbox.c.key == key,
                     outbox.c.status == "in_flight",
                     outbox.c.lease_owner == owner,
+                    outbox.c.attempts == attempt,
                 )
                 .values(**values, lease_owner=None, lease_expires_at=None, updated_at=self.clock())
             ).rowcount

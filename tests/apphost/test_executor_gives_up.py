@@ -47,7 +47,7 @@ def _pass_every_stage(store: Store, run_id: str) -> None:
                     verdict=c.verdict, fault=c.fault,
                 ),
             )  # fmt: skip
-            store.outbox.complete(entry.key, "runner")
+            store.outbox.complete(entry.key, "runner", attempt=entry.attempts)
 
 
 def test_an_integration_github_always_refuses_ends_the_task_as_an_infra_fault(

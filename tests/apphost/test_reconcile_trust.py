@@ -60,7 +60,7 @@ def test_the_reconciler_takes_a_recorded_run_only_when_the_rule_does(
         fake.complete_run(run.id, "success")
         # The dispatch recorded this run's id (a run a writer started, were it not ODW's).
         record = {"workflowRun": run.id, "token": dispatch.token, "dispatchedAt": 0.0}
-        store.outbox.complete(entry.key, "test", record)
+        store.outbox.complete(entry.key, "test", record, attempt=entry.attempts)
 
         github = GitHubApp(AppCredentials(fake.app_id, fake.private_key_pem), fake.api_url)
         executor = Executor(store, github, HostConfig(data_dir=tmp_path / "data"))

@@ -51,7 +51,7 @@ def _pass_one(store: Store) -> bool:
         at=datetime.now(UTC), task=c.task, stage=c.stage, token=c.token, verdict=c.verdict
     )
     api.submit(store, RUN, finished)
-    store.outbox.complete(entries[0].key, "runner")
+    store.outbox.complete(entries[0].key, "runner", attempt=entries[0].attempts)
     return True
 
 

@@ -19,7 +19,7 @@ def test_claim_complete_and_the_backlog(store: Store) -> None:
     claimed = store.outbox.claim("ex1", lease_seconds=30, limit=5)
     assert sorted(e.key for e in claimed) == ["a", "b"]
     assert store.outbox.claim("ex2", lease_seconds=30) == []
-    assert store.outbox.complete("a", "ex1", result={"id": 7})
+    assert store.outbox.complete("a", "ex1", result={"id": 7}, attempt=1)
     assert store.outbox.backlog() == {"done": 1, "in_flight": 1}
     done = store.outbox.get("a")
     assert done is not None and done.result == {"id": 7}
@@ -28,12 +28,12 @@ def test_claim_complete_and_the_backlog(store: Store) -> None:
 def test_failed_attempts_retry_at_their_time_then_die(store: Store, clock: FakeClock) -> None:
     store.outbox.enqueue("a", "k", {})
     (e,) = store.outbox.claim("ex", 30)
-    assert store.outbox.fail("a", "ex", "HTTP 502", retry_at=clock() + 60)
+    assert store.outbox.fail("a", "ex", "HTTP 502", attempt=e.attempts, retry_at=clock() + 60)
     assert store.outbox.claim("ex", 30) == []
     clock.advance(61)
     (e,) = store.outbox.claim("ex", 30)
     assert e.attempts == 2 and e.last_error == "HTTP 502"
-    assert store.outbox.fail("a", "ex", "HTTP 422", retry_at=None)
+    assert store.outbox.fail("a", "ex", "HTTP 422", attempt=e.attempts, retry_at=None)
     dead = store.outbox.get("a")
     assert dead is not None and (dead.status, dead.last_error) == ("dead", "HTTP 422")
     clock.advance(1000)
@@ -46,9 +46,27 @@ def test_a_dead_executors_effect_is_reclaimed_and_its_late_result_refused(
     store.outbox.enqueue("a", "k", {}, not_before=clock() + 5)
     assert store.outbox.claim("ex1", 30) == []
     clock.advance(5)
-    assert [e.key for e in store.outbox.claim("ex1", 30)] == ["a"]
+    (first,) = store.outbox.claim("ex1", 30)
     clock.advance(31)
-    assert [e.key for e in store.outbox.claim("ex2", 30)] == ["a"]
-    assert not store.outbox.complete("a", "ex1")
-    assert store.outbox.complete("a", "ex2")
+    (second,) = store.outbox.claim("ex2", 30)
+    assert (first.key, second.key) == ("a", "a")
+    assert not store.outbox.complete("a", "ex1", attempt=first.attempts)
+    assert store.outbox.complete("a", "ex2", attempt=second.attempts)
     assert [e.key for e in store.outbox.list()] == ["a"]
+
+
+def test_a_late_settlement_is_refused_by_its_attempt_even_from_the_same_owner(
+    store: Store, clock: FakeClock
+) -> None:
+    """The claim's attempt is a fencing token: two threads of one executor share
+    an owner, so the owner alone cannot tell the stale claim from the live one."""
+    store.outbox.enqueue("a", "k", {})
+    (stale,) = store.outbox.claim("ex", 30)
+    clock.advance(31)  # the lease expires while the first thread is still at it
+    (live,) = store.outbox.claim("ex", 30)
+    assert (stale.attempts, live.attempts) == (1, 2)
+    assert not store.outbox.complete("a", "ex", {"by": "stale"}, attempt=stale.attempts)
+    assert not store.outbox.fail("a", "ex", "late", attempt=stale.attempts, retry_at=None)
+    assert store.outbox.complete("a", "ex", {"by": "live"}, attempt=live.attempts)
+    done = store.outbox.get("a")
+    assert done is not None and (done.status, done.result) == ("done", {"by": "live"})

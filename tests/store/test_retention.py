@@ -85,7 +85,7 @@ def _done(store: Store, key: str, run_id: str | None) -> None:
     store.outbox.enqueue(key, "app-views", {"run_id": run_id}, run_id=run_id)
     (entry,) = store.outbox.claim("x", 60, 1)
     assert entry.key == key
-    store.outbox.complete(key, "x", {"ok": True})
+    store.outbox.complete(key, "x", {"ok": True}, attempt=entry.attempts)
 
 
 def test_retention_prunes_old_done_outbox_entries_of_ended_runs_only(

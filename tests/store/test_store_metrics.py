@@ -42,7 +42,7 @@ def test_an_effect_taken_from_an_expired_lease_is_counted_and_the_outbox_says_wh
     (again,) = store.outbox.claim("ex2", lease_seconds=30)  # a again: its lease expired
     assert again.key == "a"
     assert counted("odw_claims_reclaimed_total", queue="outbox") == before + 1
-    assert store.outbox.fail("a", "ex2", "gone", retry_at=None)
+    assert store.outbox.fail("a", "ex2", "gone", attempt=again.attempts, retry_at=None)
     by_kind, oldest = store.outbox.waiting()
     assert by_kind == {("comment", "dead"): 1, ("views", "pending"): 1}
     assert oldest == clock() - 31  # a dead effect no longer waits
