@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("odw.serve")
 
+# Below app.web.server.COMPANION_STOP_SECONDS, so the worker stops on its own.
+WORKER_STOP_SECONDS = 1.0
+# How often a companion looks whether it must stop.
+COMPANION_TICK = 0.2
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s = sub.add_parser("serve", help="run the webhook service under gunicorn")
@@ -38,7 +43,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         required=True,
         help="inherited descriptor of the listening Unix socket (odw serve passes it)",
     )
-    i.set_defaults(func=run_intake)
+    # Companions end without the interpreter's teardown (`main.exit_at_once`):
+    # it cost seconds of the stop's budget after a burst, and they have
+    # closed what needs closing.
+    i.set_defaults(func=run_intake, exit_at_once=True)
 
     w = sub.add_parser("worker", help="process stored deliveries (no HTTP)")
     w.add_argument("--threads", type=int, default=None, help="worker threads (default ODW_WORKERS)")
@@ -48,7 +56,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="stop once process PID is no longer this one's parent (how `odw serve` runs it)",
     )
-    w.set_defaults(func=run_worker)
+    w.set_defaults(func=run_worker, exit_at_once=True)
 
     db = sub.add_parser("db", help="database schema commands")
     dbsub = db.add_subparsers(dest="db_command", metavar="COMMAND", required=True)
@@ -163,17 +171,42 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def stop_on_signals(what: str) -> threading.Event:
-    """An event set by SIGTERM or SIGINT: a companion process's way to stop."""
+def stop_on_signals(what: str, *, obey: bool = True) -> threading.Event:
+    """An event set by SIGTERM or SIGINT (`obey`), or only logged (the intake:
+    see `stop_at_stdin_end`)."""
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: object) -> None:
-        log.info("%s stopping on %s", what, signal.Signals(signum).name)
-        stop.set()
+        name = signal.Signals(signum).name
+        if obey:
+            log.info("%s stopping on %s", what, name)
+            stop.set()
+        else:
+            log.info("%s got %s: serving until odw serve's HTTP processes are done", what, name)
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     return stop
+
+
+def stop_at_stdin_end(what: str, stop: threading.Event) -> None:
+    """Set `stop` once stdin ends: `odw serve`'s master closes a companion's
+    stdin to stop it, after its HTTP processes are done (`app.web.server.Companion`).
+    A SIGTERM sent to the whole process group reaches the intake while HTTP
+    request threads still wait on it; stopping then left them waiting for an
+    answer until gunicorn's graceful timeout (30 s)."""
+
+    def watch() -> None:
+        try:
+            while os.read(0, 4096):
+                pass
+        except OSError:
+            pass
+        if not stop.is_set():
+            log.info("%s stopping: odw serve asked", what)
+        stop.set()
+
+    threading.Thread(target=watch, name=f"odw-{what}-stdin", daemon=True).start()
 
 
 def run_intake(args: argparse.Namespace) -> int:
@@ -191,12 +224,16 @@ def run_intake(args: argparse.Namespace) -> int:
         listener.detach()
         raise UserError(f"--listen-fd {args.listen_fd} is not a Unix stream socket")
     store = open_store(settings)
-    stop = stop_on_signals("intake")
+    stop = stop_on_signals("intake", obey=False)
+    stop_at_stdin_end("intake", stop)
     parent = os.getppid()
     log.info("intake started", extra={"database": store.describe()})
     # Also stops when the master is gone (its children are then reparented).
     serve_intake(
-        BatchWriter(store.inbox), listener, lambda: not stop.is_set() and os.getppid() == parent
+        BatchWriter(store.inbox),
+        listener,
+        lambda: not stop.is_set() and os.getppid() == parent,
+        tick=COMPANION_TICK,
     )
     listener.close()  # this process's copy; the master keeps its own
     store.close()
@@ -217,6 +254,9 @@ def run_worker(args: argparse.Namespace) -> int:
         raise UserError("odw worker needs at least one thread (--threads or ODW_WORKERS)")
     store = open_store(settings)
     stop = stop_on_signals("worker")
+    returned = store.inbox.release_dead()
+    if returned:
+        log.info("%d deliveries held by stopped workers of this host are due again", returned)
     pool = WorkerPool(store, build_router(), worker_config(settings), threads).start()
     host = AppHost.from_settings(settings, store)
     if host is not None:
@@ -225,13 +265,15 @@ def run_worker(args: argparse.Namespace) -> int:
     # A companion also stops when its master is gone (it is then reparented), as
     # the intake does: a killed `odw serve` must not leave a worker behind. The
     # master names itself, so a master killed before this line is noticed too.
-    while not stop.wait(0.5):
+    while not stop.wait(COMPANION_TICK):
         if args.master_pid is not None and os.getppid() != args.master_pid:
             log.info("worker stopping: its master %s is gone", args.master_pid)
             break
-    clean = pool.stop(timeout=30)
+    # Within what `odw serve` waits for its companions: a delivery not finished
+    # by then stays in the inbox, and the next start takes it up at once.
+    clean = pool.stop(timeout=WORKER_STOP_SECONDS)
     if host is not None:
-        host.stop(timeout=30)
+        host.stop(timeout=WORKER_STOP_SECONDS / 2)
     store.close()
     log.info("worker stopped", extra={"clean": clean})
     return 0 if clean else 1

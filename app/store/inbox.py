@@ -8,13 +8,14 @@ taken over cannot finish (the fence), so a delivery's effects commit once.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
 from sqlalchemy import Connection, and_, bindparam, case, func, or_, select, update
 
+from app.liveness import HOST, process_alive
 from app.store.base import Part
 from app.store.engine import REPEATABLE
 from app.store.schema import deliveries
@@ -238,6 +239,37 @@ class Inbox(Part):
                 == 1
             )
 
+    def release_dead(self, alive: Callable[[str, int], bool] = process_alive) -> int:
+        """Make due again the deliveries held by workers of this host whose
+        process is gone (a worker stopped before it finished, or killed), so a
+        restart takes them up at once instead of after their lease; how many.
+        A worker's owner is `host:pid:...` (`app.service.worker.new_owner`);
+        holders on other hosts are judged by their lease's expiry, as before."""
+        with self._read(None) as conn:
+            held = conn.execute(
+                select(deliveries.c.id, deliveries.c.lease_owner).where(
+                    deliveries.c.status == "processing",
+                    deliveries.c.lease_owner.like(f"{HOST}:%"),
+                )
+            ).all()
+        dead = {o for _, o in held if not _owner_alive(o, alive)}
+        returned = 0
+        for delivery_id, owner in held:
+            if owner not in dead:
+                continue
+            with self._repeatable() as conn:
+                returned += conn.execute(
+                    update(deliveries)
+                    .where(_held(delivery_id, owner))
+                    .values(
+                        status="received",
+                        next_attempt_at=self.clock(),
+                        lease_owner=None,
+                        lease_expires_at=None,
+                    )
+                ).rowcount
+        return returned
+
     def counts(self) -> dict[tuple[str, str], int]:
         """Deliveries by (event, status)."""
         with self._read(None) as conn:
@@ -273,6 +305,12 @@ class Inbox(Part):
         ).rowcount  # fmt: skip
         if n != 1:
             raise LeaseLost(delivery_id)
+
+
+def _owner_alive(owner: str, alive: Callable[[str, int], bool]) -> bool:
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    return not pid.isdigit() or alive(host, int(pid))
 
 
 def _held(delivery_id: object, owner: object):  # type: ignore[no-untyped-def]

@@ -230,7 +230,7 @@ def test_companions_stop_when_their_master_is_killed(tmp_path: Path) -> None:
         assert len(companions) == 2
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
-        deadline = time.monotonic() + 30  # a hang-catcher: each checks every half second
+        deadline = time.monotonic() + 30  # a hang-catcher: each checks five times a second
         while any(alive(pid) for pid in companions) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert [pid for pid in companions if alive(pid)] == []
