@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from app.cli.errors import UserError
+from app.cli.errors import UsageError, UserError
 
 if TYPE_CHECKING:
     from app.service.worker import WorkerConfig
@@ -116,19 +116,20 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from app.logs import configure_logging
     from app.python_child import odw_argv
-    from app.service_settings import SettingsError
+    from app.service.startup_checks import check_for_serve
     from app.store import Store
     from app.web.app import create_app
     from app.web.intake.client import IntakeClient
     from app.web.intake.listener import private_listener
     from app.web.server import Companion, GunicornApp, gunicorn_options
 
-    settings = _settings()
-    try:
-        settings.require_webhook_secret()
-    except SettingsError as exc:
-        raise UserError(str(exc)) from None
+    settings, findings = check_for_serve()
+    if settings is None or findings.problems:
+        # One line per problem, each naming its variable (main prefixes the first).
+        raise UsageError("\nodw serve: ".join(findings.problems))
     configure_logging(settings.log_level)
+    for warning in findings.warnings:
+        log.warning(warning)
     # Migrate (or check) once in the master, before gunicorn forks its workers.
     open_store(settings).close()
     state: dict[str, Any] = {}

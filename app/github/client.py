@@ -97,6 +97,19 @@ class GitHubApp:
 
         return run(ctx, 0, "apps.installation", read)
 
+    def authenticated_app(self) -> dict[str, object]:
+        """The App as GitHub knows it (`GET /app` with the App's JWT); raises
+        `Unauthorized` when GitHub refuses the JWT: an App id and a key that do
+        not belong together."""
+        ctx = self.context
+        app = _github(ctx, _HeaderAuth("Bearer", lambda: ctx.credentials.jwt(ctx.clock.now()), ctx))
+
+        def read() -> dict[str, object]:
+            _, data = app.requester.requestJsonAndCheck("GET", "/app")
+            return dict(data)
+
+        return run(ctx, 0, "apps.get-authenticated", read)
+
     def repository(self, installation_id: int, full_name: str) -> RepositoryClient:
         if full_name.count("/") != 1 or not all(full_name.split("/")):
             raise ValueError(f"a repository is OWNER/NAME, got {full_name!r}")

@@ -79,6 +79,16 @@ def access_token(fake: FakeGitHub, call: Call) -> Reply:
     return Reply(201, data)
 
 
+@route("GET", "/app")
+def authenticated_app(fake: FakeGitHub, call: Call) -> Reply:
+    """The App the JWT names; a JWT that does not verify was answered 401
+    before this (`_authenticate`)
+    (https://docs.github.com/rest/apps/apps#get-the-authenticated-app)."""
+    data = fake.shapes.example("integration")
+    data.update(id=fake.app_id, slug=fake.app_slug, name=fake.app_slug)
+    return Reply(200, data)
+
+
 @route("GET", "/repos/{owner}/{repo}/installation")
 def repository_installation(fake: FakeGitHub, call: Call) -> Reply:
     """The App's installation on a repository, asked with the App's JWT; 404 where

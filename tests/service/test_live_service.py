@@ -286,7 +286,7 @@ def serve_refused(env_extra: dict[str, str]) -> subprocess.CompletedProcess[str]
 
 def test_serve_without_a_secret_is_one_clear_line(tmp_path: Path) -> None:
     result = serve_refused({"ODW_DATA_DIR": str(tmp_path)})
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0
     assert "ODW_WEBHOOK_SECRET is not set" in result.stderr
 
@@ -300,7 +300,7 @@ def test_serve_with_a_plain_http_api_url_is_one_clear_line(tmp_path: Path) -> No
             "ODW_GITHUB_API_URL": "http://ghe.example.com/api/v3",
         }
     )
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0, result.stderr
     assert "ODW_GITHUB_API_URL: must use https://" in result.stderr
 
