@@ -4,18 +4,21 @@ the service."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import signal
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from app.cli.errors import UsageError, UserError
 
 if TYPE_CHECKING:
-    from app.service.worker import WorkerConfig
+    from app.apphost.host import AppHost
+    from app.service.worker import WorkerConfig, WorkerPool
     from app.service_settings import Settings
     from app.store import Store
 
@@ -146,7 +149,13 @@ def run_serve(args: argparse.Namespace) -> int:
     def factory() -> Any:
         store = Store(settings.database)
         state["store"] = store
-        return create_app(settings, store, intake=IntakeClient(intake.path))
+        return create_app(
+            settings,
+            store,
+            intake=IntakeClient(intake.path),
+            worker_required=settings.workers > 0,
+            github=findings.github,
+        )
 
     def post_worker_init(_worker: Any) -> None:
         configure_logging(settings.log_level)
@@ -243,10 +252,13 @@ def run_intake(args: argparse.Namespace) -> int:
 
 
 def run_worker(args: argparse.Namespace) -> int:
+    from sqlalchemy.exc import SQLAlchemyError
+
     from app.apphost.host import AppHost
     from app.logs import configure_logging
     from app.service.handlers import build_router
     from app.service.worker import WorkerPool
+    from app.store import heartbeat
 
     settings = _settings()
     configure_logging(settings.log_level)
@@ -258,11 +270,13 @@ def run_worker(args: argparse.Namespace) -> int:
     returned = store.inbox.release_dead()
     if returned:
         log.info("%d deliveries held by stopped workers of this host are due again", returned)
+    heartbeat.forget_gone(store)
     pool = WorkerPool(store, build_router(), worker_config(settings), threads).start()
     host = AppHost.from_settings(settings, store)
     if host is not None:
         host.start()
     log.info("worker started", extra={"threads": threads, "database": store.describe()})
+    beaten = float("-inf")
     # A companion also stops when its master is gone (it is then reparented), as
     # the intake does: a killed `odw serve` must not leave a worker behind. The
     # master names itself, so a master killed before this line is noticed too.
@@ -270,14 +284,36 @@ def run_worker(args: argparse.Namespace) -> int:
         if args.master_pid is not None and os.getppid() != args.master_pid:
             log.info("worker stopping: its master %s is gone", args.master_pid)
             break
+        if time.monotonic() - beaten >= heartbeat.BEAT_SECONDS:
+            beaten = _beat(store, pool, host)
     # Within what `odw serve` waits for its companions: a delivery not finished
     # by then stays in the inbox, and the next start takes it up at once.
     clean = pool.stop(timeout=WORKER_STOP_SECONDS)
     if host is not None:
         host.stop(timeout=WORKER_STOP_SECONDS / 2)
+    with contextlib.suppress(SQLAlchemyError):
+        heartbeat.stop(store)
     store.close()
     log.info("worker stopped", extra={"clean": clean})
     return 0 if clean else 1
+
+
+def _beat(store: Store, pool: WorkerPool, host: AppHost | None) -> float:
+    """Renew the heartbeat while every thread runs; when it was last tried."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from app.store import heartbeat
+
+    threads = [*pool.threads, *(host.threads if host is not None else [])]
+    dead = [t.name for t in threads if not t.is_alive()]
+    if dead:
+        log.error("worker threads died: %s; /healthz reports the worker down", ", ".join(dead))
+        return time.monotonic()
+    try:
+        heartbeat.beat(store)
+    except SQLAlchemyError as exc:
+        log.error("cannot record the worker's heartbeat: %s", getattr(exc, "orig", None) or exc)
+    return time.monotonic()
 
 
 def run_db_upgrade(_args: argparse.Namespace) -> int:

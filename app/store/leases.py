@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, delete, select, update
+from sqlalchemy import Connection, Engine, delete, func, select, update
 
 from app.liveness import HOST, process_alive
 from app.store.base import Clock, Part
@@ -103,6 +103,30 @@ class Leases(Part):
                 delete(leases).where(leases.c.name == name, leases.c.owner == owner)
             ).rowcount
         return n == 1
+
+    def live_count(self, prefix: str) -> int:
+        """How many leases named `prefix...` have not expired (heartbeats)."""
+        with self._read(None) as conn:
+            return int(
+                conn.execute(
+                    select(func.count()).where(
+                        leases.c.name.startswith(prefix, autoescape=True),
+                        leases.c.expires_at >= self.clock(),
+                    )
+                ).scalar_one()
+            )
+
+    def drop_expired(self, prefix: str) -> int:
+        """Delete the expired leases named `prefix...` (heartbeats of gone processes)."""
+        with self._write() as conn:
+            return int(
+                conn.execute(
+                    delete(leases).where(
+                        leases.c.name.startswith(prefix, autoescape=True),
+                        leases.c.expires_at < self.clock(),
+                    )
+                ).rowcount
+            )
 
     def holder(self, name: str) -> Lease | None:
         with self._read(None) as conn:
