@@ -270,6 +270,9 @@ def run_worker(args: argparse.Namespace) -> int:
     returned = store.inbox.release_dead()
     if returned:
         log.info("%d deliveries held by stopped workers of this host are due again", returned)
+    returned = store.outbox.release_dead()
+    if returned:
+        log.info("%d effects held by stopped executors of this host are due again", returned)
     heartbeat.forget_gone(store)
     pool = WorkerPool(store, build_router(), worker_config(settings), threads).start()
     host = AppHost.from_settings(settings, store)

@@ -15,7 +15,7 @@ from typing import Literal
 
 from sqlalchemy import Connection, and_, bindparam, case, func, or_, select, update
 
-from app.liveness import HOST, process_alive
+from app.liveness import HOST, owner_alive, process_alive
 from app.store.base import Part
 from app.store.engine import REPEATABLE
 from app.store.schema import deliveries
@@ -249,10 +249,10 @@ class Inbox(Part):
             held = conn.execute(
                 select(deliveries.c.id, deliveries.c.lease_owner).where(
                     deliveries.c.status == "processing",
-                    deliveries.c.lease_owner.like(f"{HOST}:%"),
+                    deliveries.c.lease_owner.startswith(f"{HOST}:", autoescape=True),
                 )
             ).all()
-        dead = {o for _, o in held if not _owner_alive(o, alive)}
+        dead = {o for _, o in held if not owner_alive(o, alive)}
         returned = 0
         for delivery_id, owner in held:
             if owner not in dead:
@@ -305,12 +305,6 @@ class Inbox(Part):
         ).rowcount  # fmt: skip
         if n != 1:
             raise LeaseLost(delivery_id)
-
-
-def _owner_alive(owner: str, alive: Callable[[str, int], bool]) -> bool:
-    host, _, rest = owner.partition(":")
-    pid = rest.partition(":")[0]
-    return not pid.isdigit() or alive(host, int(pid))
 
 
 def _held(delivery_id: object, owner: object):  # type: ignore[no-untyped-def]

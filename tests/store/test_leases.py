@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.gitops.lock import LeaseMergeLock, LockTimeout
-from app.store import Store
+from app.store import Store, heartbeat
 from tests.support import FakeClock
 
 
@@ -61,7 +61,7 @@ def test_concurrent_acquirers_have_exactly_one_winner(store: Store) -> None:
 
 HOLDER = """
 import sys, time
-from app.store import Store
+from app.store import Store, heartbeat
 store = Store.open(sys.argv[1])
 assert store.leases.acquire("run:1", "holder", ttl=1)
 print("held", flush=True)
@@ -116,3 +116,20 @@ def test_merge_lock_heartbeats_while_held(db_url: str) -> None:
         assert holder is not None and holder.expires_at > time.time()
         assert not store.leases.acquire("merge:k", "other", ttl=1)
     store.close()
+
+
+def test_worker_heartbeats_count_until_they_go_stale(store: Store, clock: FakeClock) -> None:
+    """What `/healthz` reads: a heartbeat counts for STALE_SECONDS after its
+    last renewal; a stopped worker's is gone at once, a gone one's dropped."""
+    assert heartbeat.workers_alive(store) == 0
+    heartbeat.beat(store)
+    store.leases.acquire(f"{heartbeat.PREFIX}other-host:7", "other", heartbeat.STALE_SECONDS)
+    store.leases.acquire("heartbeat:workers_like_name", "x", heartbeat.STALE_SECONDS)
+    assert heartbeat.workers_alive(store) == 2
+    clock.advance(heartbeat.STALE_SECONDS - 1)
+    heartbeat.beat(store)
+    clock.advance(2)
+    assert heartbeat.workers_alive(store) == 1  # the other host's went stale
+    assert heartbeat.forget_gone(store) == 1
+    heartbeat.stop(store)
+    assert heartbeat.workers_alive(store) == 0
