@@ -66,8 +66,9 @@ class AppHost:
 
     @classmethod
     def from_settings(cls, settings: Settings, store: Store) -> AppHost | None:
-        """The host for `odw serve`, or None when the App's credentials are not set."""
-        if settings.app_id is None or settings.private_key_path is None:
+        """The host for `odw serve`, or None when neither of the App's credentials
+        is set; one without the other, or an unusable key, is CredentialsError."""
+        if settings.app_id is None and settings.private_key_path is None:
             log.info("ODW_APP_ID / ODW_PRIVATE_KEY_PATH unset: webhooks are stored, not acted on")
             return None
         github = GitHubApp.from_settings(settings)

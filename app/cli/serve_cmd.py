@@ -255,6 +255,7 @@ def run_worker(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from app.apphost.host import AppHost
+    from app.github.auth import CredentialsError
     from app.logs import configure_logging
     from app.service.handlers import build_router
     from app.service.worker import WorkerPool
@@ -266,6 +267,11 @@ def run_worker(args: argparse.Namespace) -> int:
     if threads < 1:
         raise UserError("odw worker needs at least one thread (--threads or ODW_WORKERS)")
     store = open_store(settings)
+    try:
+        host = AppHost.from_settings(settings, store)
+    except CredentialsError as exc:
+        store.close()
+        raise UsageError(str(exc)) from None
     stop = stop_on_signals("worker")
     returned = store.inbox.release_dead()
     if returned:
@@ -275,7 +281,6 @@ def run_worker(args: argparse.Namespace) -> int:
         log.info("%d effects held by stopped executors of this host are due again", returned)
     heartbeat.forget_gone(store)
     pool = WorkerPool(store, build_router(), worker_config(settings), threads).start()
-    host = AppHost.from_settings(settings, store)
     if host is not None:
         host.start()
     log.info("worker started", extra={"threads": threads, "database": store.describe()})

@@ -3,6 +3,8 @@ line per problem naming the variable, no traceback (issue 29, item 3)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -11,6 +13,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from tests.conftest import odw_executable
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.oracles import REST_OPENAPI, require_oracle
 from tests.service.live import free_port
@@ -143,3 +146,22 @@ def test_serve_refuses_a_key_github_does_not_accept_for_the_app(
         ["ODW_APP_ID / ODW_PRIVATE_KEY_PATH: GitHub refused the App's token"],
     )
     assert [r["path"] for r in fake.requests] == ["/app"]
+
+
+def test_a_worker_run_apart_refuses_an_app_id_without_a_key(tmp_path: Path) -> None:
+    """`odw worker` on its own (beside `odw serve` elsewhere) refuses too,
+    instead of logging at INFO that deliveries are not acted on."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
+    env.update(ODW_DATA_DIR=str(tmp_path), ODW_APP_ID="12345")
+    result = subprocess.run(
+        [odw_executable(), "worker", "--threads", "1"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    (line,) = [x for x in result.stderr.splitlines() if not x.startswith("{")]
+    assert line.startswith("odw worker: ODW_APP_ID and ODW_PRIVATE_KEY_PATH must both be set")
