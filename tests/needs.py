@@ -1,6 +1,7 @@
 """What the suite needs from the machine, and what happens when it is missing.
 
 PostgreSQL (`ODW_TEST_DATABASE_URL`), GitHub's npm oracles (`.cache/oracles`),
+Chromium driven by Playwright (the dashboard's browser tests),
 the shared roadmap corpus (`../shared/corpus`) and writable cgroups (the
 runner's containment) are optional on a laptop: a test that needs one skips and
 says how to provide it. In CI (`CI=true`) a green run must mean they ran, so the
@@ -36,6 +37,13 @@ CGROUP_V1_FREEZER = (
 )
 
 
+CHROMIUM = (
+    "no Chromium with Playwright here (the dashboard's browser tests)",
+    "run `make browser` (Debian's chromium) and `make venv` (playwright), or set "
+    "ODW_TEST_CHROMIUM to a Chromium binary",
+)
+
+
 def open_files(needed: int, hard: int) -> tuple[str, str]:
     """The edge's half-open connection test holds more sockets than allowed."""
     return (
@@ -44,6 +52,10 @@ def open_files(needed: int, hard: int) -> tuple[str, str]:
     )
 
 
+SYSTEMD_ANALYZE = (
+    "systemd-analyze is not installed (it checks docs/deploy.md's systemd unit)",
+    "install Debian's systemd package (apt-get install systemd)",
+)
 MAKE_VENV = (
     "not running from a virtualenv made by `make` (no .installed-stamp)",
     "run the suite with `make test`",

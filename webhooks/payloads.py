@@ -285,6 +285,14 @@ class WorkflowRun(_Model):
     display_title: str | None = None
     workflow_id: int | None = None
     event: str | None = None
+    # What judging a completed run checks (`app/apphost/dispatched.py`), so the
+    # delivery itself is the run's record and it is not read again.
+    path: str | None = None
+    html_url: str | None = None
+    created_at: str | None = None
+    head_repository: Repository | None = None
+    triggering_actor: Account | None = None
+    actor: Account | None = None
 
 
 class WorkflowRunEvent(GitHubEvent):
@@ -305,6 +313,7 @@ class WorkflowJob(_Model):
     conclusion: str | None = None
     run_attempt: int | None = None
     labels: list[str] = []
+    html_url: str | None = None  # the job's log page, where "Details" should land
 
 
 class WorkflowJobEvent(GitHubEvent):

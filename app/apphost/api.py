@@ -11,6 +11,7 @@ input the core recognises as already answered. The outbox executor
 from __future__ import annotations
 
 import secrets
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,6 +27,7 @@ from app.commands.host import Launch, NoOpenRun
 from app.core.discovery import SurvivorEvidence
 from app.core.inputs import Input, MoveName, OperatorMove, PullClosed
 from app.core.ownership import PullFacts, foreign_pull_event
+from app.github.protocols import WorkflowRun
 from app.store import Store
 
 # A start's `RunKey.base` when none was named: the repository's default branch,
@@ -86,11 +88,19 @@ def request_ingest(
     repository: str,
     workflow_run: int,
     attempt: int,
+    run: WorkflowRun | None = None,
     tx: Connection | None = None,
 ) -> bool:
-    """Ask for a completed workflow run to be read and fed to its run (once per attempt)."""
+    """Ask for a completed workflow run to be fed to its run (once per attempt).
+
+    `run` is the completed run as already known (the delivery, the reconciler's
+    read): the executor judges that and reads the run again only without it.
+    """
     ingest = IngestRequested(
-        installation=installation, repository=repository, workflow_run=workflow_run
+        installation=installation,
+        repository=repository,
+        workflow_run=workflow_run,
+        run=asdict(run) if run is not None else None,
     )
     return enqueue(
         store, f"ingest/{installation}/{repository}/{workflow_run}/{attempt}", ingest, tx=tx

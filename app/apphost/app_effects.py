@@ -66,6 +66,10 @@ class IngestRequested(_AppEffect):
     installation: int
     repository: str
     workflow_run: int = Field(validation_alias=AliasChoices("workflow_run", "workflowRun"))
+    # The completed run as the signed `workflow_run` delivery (or the
+    # reconciler's read) described it, so the executor does not read it again.
+    # A completed attempt does not change: a re-run is a new attempt, a new entry.
+    run: dict[str, Any] | None = None
 
 
 class TickRequested(_AppEffect):

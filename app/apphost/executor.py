@@ -30,6 +30,8 @@ from app.apphost.performers.base import Busy, HostConfig, HostContext, Performer
 from app.apphost.performers.table import PERFORMERS
 from app.github import GitHubApp
 from app.github.errors import InstallationUnavailable, RepositoryMoved, RetryLater
+from app.logs import log_context
+from app.metrics import EFFECTS
 from app.store import Store
 from app.store.outbox import Effect as Entry
 
@@ -85,11 +87,16 @@ class Executor:
                 self.wake.clear()
 
     def _handle(self, entry: Entry) -> None:
+        with log_context(effect=entry.key, run=entry.run_id, task=_task_of(entry)):
+            self._perform(entry)
+
+    def _perform(self, entry: Entry) -> None:
         try:
             performer, effect = self._read(entry)
         except Unreadable as exc:
             log.error("effect %s (%s) is settled unperformed: %s", entry.key, entry.kind, exc)
             self.store.outbox.fail(entry.key, self.context.owner, str(exc), retry_at=None)
+            _count(entry, "dead")
             return
         waits = self.context.config.lease_seconds * WAIT_SHARE
         try:
@@ -99,11 +106,13 @@ class Executor:
             log.warning("effect %s put back: %s", entry.key, later)
             retry_at = self.store.clock() + later.retry_after
             self.store.outbox.fail(entry.key, self.context.owner, str(later), retry_at=retry_at)
+            _count(entry, "put-back")
             return
         except Exception as exc:
-            self._failed(entry, performer, effect, exc)
+            _count(entry, self._failed(entry, performer, effect, exc))
             return
         self.store.outbox.complete(entry.key, self.context.owner, result)
+        _count(entry, "done")
 
     def _read(self, entry: Entry) -> tuple[Performer[Any], Any]:
         row = PERFORMERS.get(entry.kind)
@@ -123,11 +132,12 @@ class Executor:
                 performer = self._performers[entry.kind] = row.build(self.context)
         return performer, effect
 
-    def _failed(self, entry: Entry, performer: Performer[Any], effect: Any, exc: Exception) -> None:
+    def _failed(self, entry: Entry, performer: Performer[Any], effect: Any, exc: Exception) -> str:
+        """Settle a failed try; its outcome for `odw_effects_total`."""
         owner, error = self.context.owner, f"{type(exc).__name__}: {exc}"
         if isinstance(exc, Busy):  # not a failure: someone else is on it
             self.store.outbox.fail(entry.key, owner, error, retry_at=self.store.clock() + 0.5)
-            return
+            return "busy"
         if isinstance(exc, InstallationUnavailable):  # uninstalled or suspended on GitHub
             log.error("effect %s: %s", entry.key, error)
             self.store.outbox.fail(entry.key, owner, error, retry_at=None)
@@ -137,19 +147,33 @@ class Executor:
             )
             stops.installation_gone(self.store, exc.installation_id, why)
             performer.gave_up(effect, error)
-            return
+            return "dead"
         if isinstance(exc, RepositoryMoved):  # no retry can undo a rename or a transfer
             log.error("effect %s: %s", entry.key, error)
             self.store.outbox.fail(entry.key, owner, error, retry_at=None)
             if entry.run_id is not None:
                 stops.repository_moved(self.store, entry.run_id, exc.moved_to, exc.reason)
             performer.gave_up(effect, error)
-            return
+            return "dead"
         if entry.attempts < MAX_ATTEMPTS:
             delay = self.context.config.retry_base_seconds * 2 ** (entry.attempts - 1)
             log.warning("effect %s failed (attempt %d): %s", entry.key, entry.attempts, error)
             self.store.outbox.fail(entry.key, owner, error, retry_at=self.store.clock() + delay)
-            return
+            return "retry"
         log.error("effect %s gave up after %d attempts: %s", entry.key, entry.attempts, error)
         self.store.outbox.fail(entry.key, owner, error, retry_at=None)
         performer.gave_up(effect, error)
+        return "dead"
+
+
+def _count(entry: Entry, outcome: str) -> None:
+    EFFECTS.labels(kind=entry.kind, outcome=outcome).inc()
+
+
+def _task_of(entry: Entry) -> str | None:
+    """The task an entry is about, when its payload names one (a core effect's
+    `effect.task`, an App effect's `task`); read before the payload is checked."""
+    payload = entry.payload if isinstance(entry.payload, dict) else {}
+    inner = payload.get("effect")
+    task = (inner if isinstance(inner, dict) else payload).get("task")
+    return task if isinstance(task, str) and task else None

@@ -31,7 +31,9 @@ NEEDS: tuple[tuple[str, str, str], ...] = (
 FIND_WORKFLOW = "find the stage workflow"
 
 
-def check(client: RepositoryClient, base: str) -> Preflight:
+def check(client: RepositoryClient, base: str, default: str | None = None) -> Preflight:
+    """What the installation cannot do for a run on `base`; `default`, the
+    default branch when the caller already read it (it is not read twice)."""
     missing = []
     for permission, level, why in NEEDS:
         try:
@@ -41,16 +43,18 @@ def check(client: RepositoryClient, base: str) -> Preflight:
                 Missing(permission=permission, level=level, needed_for=why, detail=str(exc)[:300])
             )
     if not {m.permission for m in missing} & {"contents", "actions"}:
-        problem = workflow_problem(client, base)
+        problem = workflow_problem(client, base, default)
         if problem is not None:
             missing.append(problem)
     return Preflight(checked=[why for _, _, why in NEEDS] + [FIND_WORKFLOW], missing=missing)
 
 
-def workflow_problem(client: RepositoryClient, base: str) -> Missing | None:
+def workflow_problem(
+    client: RepositoryClient, base: str, default: str | None = None
+) -> Missing | None:
     """What to commit where when GitHub could not dispatch the stage workflow for
     a run on `base`; None when it can."""
-    default = client.contents.default_branch()
+    default = default or client.contents.default_branch()
     here = client.full_name
     if not client.runs.knows_workflow(WORKFLOW):
         other = (

@@ -18,8 +18,8 @@ from app.apphost import api
 from app.apphost.app_effects import VIEWS
 from app.apphost.dispatched import Expected, rejection
 from app.apphost.executor import Executor
-from app.apphost.performers.ingest import dispatch_record
 from app.apphost.runs import RunKey, open_runs, run_meta
+from app.apphost.stage_runs import dispatch_record
 from app.apphost.step import load_state, views_key
 from app.core.inputs import StageFinished
 from app.core.judging import Fault
@@ -77,6 +77,7 @@ class Reconciler:
                         repository=key.repository,
                         workflow_run=run.id,
                         attempt=run.run_attempt,
+                        run=run,
                     ):
                         found["ingested"] += 1
                     continue

@@ -8,11 +8,22 @@ a crash repeats at most a lookup (the newest check run by `external_id`, the
 comment by its hidden marker), never a second check run or comment. A
 completed check run is never reopened: a retried task or a resumed run gets a
 new one.
+
+Progress edits are few: a check run in progress is edited when its title
+(stage, attempt) changes, not for what moves within a stage; and a check run
+or status comment in progress is edited `SETTLE` seconds after a change is
+first seen and at most once per `EDIT_EVERY` seconds (GitHub notifies nobody
+of an edit, and a stage's end and the next stage's dispatch a second apart
+would otherwise cost two). A held edit leaves `later` set, and the performer
+queues the next sync for then. Creating a view and concluding one are never
+held. A landing's writes (comment, PR, checks) go as one request
+(`app/github/landing_writes.py`).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -22,6 +33,7 @@ from app.apphost.adapters import attempt_dir
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
 from app.github.errors import Forbidden, GitHubError, NotFound, Unprocessable
+from app.github.landing_writes import LandingWrites
 from app.github.protocols import CheckRunFields, Checks, Comments, Pulls
 from app.store import Store
 
@@ -29,6 +41,13 @@ log = logging.getLogger("odw.apphost")
 
 RUN = ""  # run_tasks row of the run itself
 EXECUTOR_NOTES = frozenset({"jobUrl", "branch"})
+# Seconds between two progress edits of one check run or comment (GITHUB-UX:
+# debounce edits, at most every ~10 s per comment).
+EDIT_EVERY = 10.0
+# Seconds a progress change waits before it is shown, so a change that follows
+# within seconds (an integration's fetch, rebase and push, then the landing) is
+# one write, not two back to back. Stages take minutes: nobody sees the wait.
+SETTLE = 5.0
 
 
 class ViewGitHub(Protocol):
@@ -40,6 +59,7 @@ class ViewGitHub(Protocol):
     def pulls(self) -> Pulls: ...
     @property
     def comments(self) -> Comments: ...
+    def land_views(self, writes: LandingWrites) -> int: ...
 
 
 @dataclass
@@ -61,21 +81,58 @@ class ViewSync:
     mention: tuple[str, ...] = ()
     # Seconds per stage of each task, read from its verdicts once per sync.
     _times: dict[str, dict[str, float]] = field(default_factory=dict, init=False)
+    # When a held progress edit may be made (None: nothing held).
+    later: float | None = field(default=None, init=False)
+    # A landed task's status comment body, left for the request that closes its PR.
+    _last_comment: str | None = field(default=None, init=False)
+    # This sync's landing writes, sent as one request at its end, and what is
+    # saved once they are done (`app/github/landing_writes.py`).
+    _writes: LandingWrites = field(default_factory=LandingWrites, init=False)
+    _after: list[Callable[[], None]] = field(default_factory=list, init=False)
+    _landing: set[str] = field(default_factory=set, init=False)  # tasks closing in one
+    _repo_node: str = field(default="", init=False)
+
+    def _held(self, h: dict[str, Any], slot: str, task: str) -> bool:
+        """Whether a progress edit of `slot` waits: until `SETTLE` after the
+        change was first seen (what follows at once, a stage's next dispatch or
+        a landing, is shown by the same edit) and `EDIT_EVERY` after the last
+        write. A held edit sets `later` to when it may be made."""
+        now = self.store.clock()
+        seen = h.get(f"{slot}SeenAt")
+        if seen is None:
+            seen = h[f"{slot}SeenAt"] = now
+            self._save(task, h)
+        due = max(float(seen) + SETTLE, float(h.get(f"{slot}EditedAt") or 0.0) + EDIT_EVERY)
+        if now >= due:
+            return False
+        self.later = due if self.later is None else min(self.later, due)
+        return True
+
+    def _edited(self, h: dict[str, Any], slot: str) -> None:
+        h[f"{slot}EditedAt"] = self.store.clock()
+        h.pop(f"{slot}SeenAt", None)
 
     def sync(self, s: RunState) -> None:
         handles = self.store.projections.tasks(self.run_id)
         self._times = {t.id: stage_times(self.run_dir, t) for t in s.tasks.values() if _shown(t)}
+        self._writes, self._after, self._landing = LandingWrites(), [], set()
+        self._repo_node = next(
+            (str(v["repoNode"]) for v in handles.values() if v.get("repoNode")), ""
+        )
         links = self._links(handles)
         for t in s.tasks.values():
             if not _shown(t):
                 continue
             h = handles.setdefault(t.id, {})
+            if self._closes_in_one(t, h):
+                self._landing.add(t.id)
             latest = latest_verdict(self.run_dir, t)
             self._pull(s, t, h, latest)
             links = self._links(handles)
             self._task_check(s, t, h, links, latest)
             links = self._links(handles)
             self._assessment(s, t, h)
+            self._last_comment = None
             self._comment(s, t, h, links, latest)
             self._notice(s, t, h, links, latest)
             self._close(s, t, h)
@@ -83,6 +140,11 @@ class ViewSync:
         self._check(
             run, "run", views.run_check(s, self._links(handles)), base_head(s, self.base_sha)
         )
+        if self._writes.parts:
+            self.client.land_views(self._writes)
+            for done in self._after:
+                done()
+        self._halt_notice(s, handles)
 
     # -- pieces ----------------------------------------------------------------
 
@@ -130,7 +192,24 @@ class ViewSync:
         if existing is not None and same_head and not reopen:
             # Still running, or completed as the view says: a completed run's
             # status and conclusion are never sent again, only what it shows.
+            concludes = not completed and view.conclusion is not None
+            if not completed and not concludes and view.title == h.get(f"{slot}Title"):
+                # In progress, and its title (stage, attempt) stands: what moved
+                # within the stage (a lane's verdict, a job link) rides along
+                # with the next title change or the conclusion.
+                return
+            if not concludes and self._held(h, slot, task):
+                return
             fields = self._fields(view, with_status=not completed)
+            node = str(h.get(f"{slot}Node") or "")
+            if concludes and task in self._landing and node and self._repo_node:
+                # Concluded by the landing's one request; recorded once it is done.
+                self._writes.update_check(
+                    self._repo_node, node, fields,
+                    lambda: self.client.checks.update_check_run(existing, fields),
+                )  # fmt: skip
+                self._after.append(lambda: self._record(h, slot, view, head_sha, task))
+                return
             run = self.client.checks.update_check_run(existing, fields)
         else:
             fields = self._fields(view, with_status=True)
@@ -144,22 +223,37 @@ class ViewSync:
                 # is: GitHub shows only the head commit's checks on the pull
                 # request, so a cancel would cost a request nobody sees.
                 old = views.superseded_check(view.name, head_sha)
-                self.client.checks.update_check_run(
-                    existing,
-                    CheckRunFields(
-                        status=old.status,
-                        conclusion=old.conclusion,
-                        title=old.title,
-                        summary=old.summary,
-                    ),
+                ended = CheckRunFields(
+                    status=old.status,
+                    conclusion=old.conclusion,
+                    title=old.title,
+                    summary=old.summary,
                 )
-        h[f"{slot}Id"], h[f"{slot}Head"], h[f"{slot}Digest"] = run.id, head_sha, digest
-        h[f"{slot}Done"] = view.conclusion is not None
-        h[f"{slot}Conclusion"] = view.conclusion
+                node = str(h.get(f"{slot}Node") or "")
+                if self._writes.parts and node and self._repo_node:  # a landing moved it
+                    self._writes.update_check(
+                        self._repo_node, node, ended,
+                        lambda: self.client.checks.update_check_run(existing, ended),
+                    )  # fmt: skip
+                else:
+                    self.client.checks.update_check_run(existing, ended)
+            h[f"{slot}Node"] = run.node_id
+        h[f"{slot}Id"] = run.id
         if slot == "check" and run.html_url:
             h["checkUrl"] = run.html_url
         if slot == "run" and run.html_url:
             h["runUrl"] = run.html_url  # the run check, linked from command replies
+        self._record(h, slot, view, head_sha, task)
+
+    def _record(
+        self, h: dict[str, Any], slot: str, view: views.CheckView, head_sha: str, task: str
+    ) -> None:
+        """Save what the check run now shows, so the next sync writes only a change."""
+        h[f"{slot}Head"], h[f"{slot}Digest"] = head_sha, view.digest()
+        h[f"{slot}Title"] = view.title
+        h[f"{slot}Done"] = view.conclusion is not None
+        h[f"{slot}Conclusion"] = view.conclusion
+        self._edited(h, slot)
         self._save(task, h)
 
     def _fields(self, view: views.CheckView, *, with_status: bool) -> CheckRunFields:
@@ -252,7 +346,8 @@ class ViewSync:
         else:
             h["adopted"] = True  # a PR we may have opened before a crash: look for its comment
         h["pull"], h["pullUrl"], h["bodyDigest"] = found.number, found.html_url, views.digest(body)
-        h["pullNode"] = found.node_id
+        h["pullNode"], h["repoNode"] = found.node_id, found.base_repo_node
+        self._repo_node = self._repo_node or found.base_repo_node
         self._save(t.id, h)
 
     def _comment(
@@ -269,6 +364,11 @@ class ViewSync:
         digest = views.digest(body)
         if h.get("commentDigest") == digest:
             return
+        if self._closes_in_one(t, h):
+            self._last_comment = body  # the landing's one request carries it (`_close`)
+            return
+        if h.get("comment") and t.status == "running" and self._held(h, "comment", t.id):
+            return
         number, comments = int(h["pull"]), self.client.comments
         if not h.get("comment") and (h.get("adopted") or self.again):
             found = comments.find_marked_comment(number, views.marker(t.id), self.bot_login)
@@ -278,10 +378,13 @@ class ViewSync:
             try:
                 comments.edit_comment(int(h["comment"]), body)
             except NotFound:  # someone deleted it: recreate it once
-                h["comment"] = comments.create_comment(number, body).id
+                created = comments.create_comment(number, body)
+                h["comment"], h["commentNode"] = created.id, created.node_id
         else:
-            h["comment"] = comments.create_comment(number, body).id
+            created = comments.create_comment(number, body)
+            h["comment"], h["commentNode"] = created.id, created.node_id
         h["commentDigest"] = digest
+        self._edited(h, "comment")
         self._save(t.id, h)
 
     def _notice(
@@ -323,6 +426,39 @@ class ViewSync:
         h["notices"] = [found.node_id]
         self._save(t.id, h)
 
+    def _halt_notice(self, s: RunState, handles: dict[str, dict[str, Any]]) -> None:
+        """One new comment when the run halted for a reason no task's notice
+        tells (a provider or infrastructure stop, lost access, unresolved
+        survivors): on the pull request of the first task left open, since a
+        run has no conversation of its own. Posted once per halt."""
+        key = views.halt_notice_key(s)
+        run = handles.setdefault(RUN, {})
+        if key is None or run.get("haltNotice") == key:
+            return
+        waiting = [
+            handles[t.id]
+            for t in s.tasks.values()
+            if t.status != "landed" and handles.get(t.id, {}).get("pull")
+        ]
+        if not waiting:
+            log.info("run %s halted; no pull request to post the notice on", self.run_id)
+            run["haltNotice"] = key
+            self._save(RUN, run)
+            return
+        number, comments = int(waiting[0]["pull"]), self.client.comments
+        marker = views.notice_marker("run", key)
+        found = comments.find_marked_comment(number, marker, self.bot_login) if self.again else None
+        if found is None:
+            comments.create_comment(number, views.halt_notice(s, key, self.mention))
+            log.info(
+                "notified %s on pull request #%s: run %s halted",
+                ", ".join(self.mention) or "nobody (no one to mention)",
+                number,
+                self.run_id,
+            )
+        run["haltNotice"] = key
+        self._save(RUN, run)
+
     def _close(self, s: RunState, t: TaskState, h: dict[str, Any]) -> None:
         """A landed task's PR is closed (the squash landed by push), after its comment.
 
@@ -334,6 +470,9 @@ class ViewSync:
         if t.status != "landed" or not h.get("pull") or h.get("closed"):
             return
         number = int(h["pull"])
+        if self._closes_in_one(t, h):
+            self._close_in_one(s, t, h)
+            return
         by_merge = bool(pr_landing.notice(self.store.projections.tasks(self.run_id)))
         pull = self.client.pulls.get_pull(number) if h.get("adopted") else None
         if pull is None or pull.state == "open":
@@ -352,10 +491,56 @@ class ViewSync:
         h["status"] = "landed"
         self._save(t.id, h)
 
+    def _closes_in_one(self, t: TaskState, h: dict[str, Any]) -> bool:
+        """Whether a landed task's pull request is closed by one request that also
+        carries its status comment's last edit: landed by push (not through the
+        pull request), ODW opened the PR and its comment here (their node ids
+        saved), and no executor died mid-way (a sync taken over looks first)."""
+        if t.status != "landed" or h.get("closed") or h.get("adopted") or self.again:
+            return False
+        if not (h.get("pullNode") and h.get("commentNode")):
+            return False
+        return not pr_landing.notice(self.store.projections.tasks(self.run_id))
+
+    def _close_in_one(self, s: RunState, t: TaskState, h: dict[str, Any]) -> None:
+        """The status comment's last edit, the PR marked ready and closed: parts
+        of the landing's one request, each with its REST write should GitHub
+        refuse it; what they change is saved once they are done."""
+        number, pulls, comments = int(h["pull"]), self.client.pulls, self.client.comments
+        body = views.landed_body(s, t, self.repository_url)
+        comment, node = self._last_comment, str(h["pullNode"])
+        if comment is not None:
+            self._writes.edit_comment(
+                str(h["commentNode"]), comment,
+                lambda: comments.edit_comment(int(h["comment"]), comment),
+            )  # fmt: skip
+        self._writes.mark_ready(node, lambda: _ready_or_not(pulls, node, number))
+        self._writes.close_pull(
+            node, body, lambda: pulls.update_pull(number, body=body, state="closed")
+        )
+
+        def closed() -> None:
+            if comment is not None:
+                h["commentDigest"] = views.digest(comment)
+                self._edited(h, "comment")
+            h["closed"] = True
+            h["status"] = "landed"
+            self._save(t.id, h)
+
+        self._after.append(closed)
+
+
+def _ready_or_not(pulls: Pulls, node: str, number: int) -> None:
+    """Mark a draft ready; GitHub refusing it (not a draft any more) leaves it as it is."""
+    try:
+        pulls.mark_ready(node)
+    except GitHubError as exc:
+        log.info("pull request #%s stays a draft: %s", number, exc)
+
 
 def _executor_note(key: str) -> bool:
     """What the executor notes on a task's row (job links, branch); the sync keeps it."""
-    return key in EXECUTOR_NOTES or key.startswith("job:")
+    return key in EXECUTOR_NOTES or key.startswith(("job:", "jobRun:"))
 
 
 def base_head(s: RunState, pinned: str) -> str:

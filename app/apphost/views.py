@@ -22,12 +22,13 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from urllib.parse import quote
 
 from app.commands.buttons import actions_for
 from app.core.naming import execplan_path
 from app.core.ownership import task_check_id
 from app.core.pipeline import STAGES, spec
-from app.core.run_view import RunView, TaskView, run_view, task_view
+from app.core.run_view import STOPPED, RunView, TaskRow, TaskView, run_view, task_view
 from app.core.sanitize import (
     inline_code,
     markdown_code_block,
@@ -126,8 +127,9 @@ def one_line(text: str, limit: int = TITLE_LIMIT) -> str:
 
 def run_check(s: RunState, links: Links) -> CheckView:
     v = run_view(s)
-    # No stage column: the run check changes when a task's status does, not at every
-    # stage (each task's own check run shows its stage), which keeps writes few.
+    # No stage: the run check changes when a task's status does, not at every
+    # stage or branch head (each task's own check run shows those), which keeps
+    # writes few. `/odw status` says the stage.
     lines = [
         f"**Run** {code(v.run_id, 200)} on {code(v.base, 100)}",
         "",
@@ -135,9 +137,10 @@ def run_check(s: RunState, links: Links) -> CheckView:
         "|---|---|---|---|",
     ]
     for r in v.rows:
-        lines.append(
-            f"| {cell(r.id)} | {cell(r.status)} | {cell(r.why)} | {_row_links(r.id, links)} |"
-        )
+        why = "" if r.status == "running" else r.why
+        task = s.tasks.get(r.id)
+        found = _row_links(r, task.branch if task is not None else "", links)
+        lines.append(f"| {cell(r.id)} | {cell(r.status)} | {cell(why)} | {found} |")
     nexts = _run_next(v)
     if nexts:
         lines += ["", "**Next:**", *(f"- {n}" for n in nexts)]
@@ -168,16 +171,24 @@ def run_check(s: RunState, links: Links) -> CheckView:
     )
 
 
-def _row_links(task_id: str, links: Links) -> str:
-    """The task's pull request, check run and last Actions job, where they exist."""
+def _row_links(row: TaskRow, branch: str, links: Links) -> str:
+    """The task's pull request and check run and, once it stopped, its failing job.
+
+    Links that move while a task runs (its PR opening, the newest branch head's
+    check run, the latest job) would cost the run check an edit each, so a
+    running task links its pull request by a search for its branch (GitHub
+    docs, "Filtering and searching issues and pull requests": `head:`), where
+    its checks are one click on; the front page changes when a task's status does.
+    """
+    if row.status == "running":
+        search = quote(f"is:pr head:{branch}")
+        pull = f"{links.repository_url}/pulls?q={search}" if links.repository_url else None
+        check = job = None
+    else:
+        pull, check = links.pulls.get(row.id), links.checks.get(row.id)
+        job = links.jobs.get(row.id) if row.status in STOPPED else None
     found = [
-        f"[{label}]({url})"
-        for label, url in (
-            ("PR", links.pulls.get(task_id)),
-            ("check", links.checks.get(task_id)),
-            ("job", links.jobs.get(task_id)),
-        )
-        if url
+        f"[{label}]({url})" for label, url in (("PR", pull), ("check", check), ("job", job)) if url
     ]
     return " · ".join(found)
 
@@ -524,6 +535,34 @@ def notice_key(t: TaskState) -> str | None:
     if t.status not in ("failed", "infra-fault", "deferred") or t.awaiting is not None:
         return None
     return f"{t.status}/{t.stage or '-'}/{sum(t.attempts.values())}"
+
+
+def halt_notice_key(s: RunState) -> str | None:
+    """Which halt of the run a notice is about (None: no halt a task's notice
+    does not already tell, or an operator's own)."""
+    told = s.stop is None or s.stop.kind in ("failure", "operator")
+    if s.recovery.halt is None and told:
+        return None
+    return "halt/" + digest(run_view(s).halted or "")[:12]
+
+
+def halt_notice(s: RunState, key: str, mention: tuple[str, ...]) -> str:
+    """The short new comment that tells `mention` the run halted, why, and what to type."""
+    v = run_view(s)
+    who = " ".join(f"@{login}" for login in mention)
+    lines = [
+        notice_marker("run", key),
+        (f"{who} " if who else "") + f"**ODW · run** halted: {cell(v.halted, 300)}",
+    ]
+    nexts = _run_next(v)
+    first = nexts[0] if nexts else "once the cause is fixed, `/odw run` starts a new run"
+    lines += [
+        "",
+        f"To go on: {first}.",
+        "",
+        "The `ODW · run` check on the base has every task's state and the other moves.",
+    ]
+    return "\n".join(lines)
 
 
 def notice_comment(

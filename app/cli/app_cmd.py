@@ -18,7 +18,6 @@ from app.cli.errors import UsageError, UserError
 
 if TYPE_CHECKING:
     from app.store import Store
-    from app.store.projections import RunView
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,7 +49,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     manifest.set_defaults(func=run_app_manifest)
 
 
-def _store() -> Store:
+def service_store() -> Store:
+    """The service's database, as `odw serve` opens it."""
     from app.cli.serve_cmd import _settings, open_store
 
     return open_store(_settings())
@@ -63,7 +63,7 @@ def run_app_run(args: argparse.Namespace) -> int:
     repo = str(args.repository)
     if repo.count("/") != 1 or not all(repo.split("/")):
         raise UsageError(f"a repository is OWNER/REPO, got {repo!r}")
-    store = _store()
+    store = service_store()
     try:
         installation = args.installation or store.installations.installation_for_repository(repo)
         if installation is None:
@@ -85,35 +85,24 @@ def run_app_run(args: argparse.Namespace) -> int:
 
 
 def run_app_status(args: argparse.Namespace) -> int:
-    store = _store()
+    from app.apphost.run_views import is_app_run, list_runs, shown_status
+    from app.cli.status_cmd import print_runs
+
+    store = service_store()
     try:
-        views = [v for v in store.projections.runs() if "key" in v.data]
+        if not args.json:
+            print_runs(list_runs(store))
+            return 0
+        views = [v for v in store.projections.runs() if is_app_run(v)]
     finally:
         store.close()
-    if args.json:
-        print(json.dumps([{"run": v.run_id, "status": _shown(v), **v.data} for v in views]))
-        return 0
-    if not views:
-        print("odw app: no runs yet")
-    for v in views:
-        key = v.data["key"]
-        result = v.data.get("result") or {}
-        shown = _shown(v)
-        why = f" ({result['halted']})" if shown == "halted" else ""
-        print(f"{v.run_id}  {key['repository']}@{key['base']}  {shown}{why}")
-        for r in result.get("results", []):
-            print(f"  {r['id']:<12} {r['status']:<12} {r.get('stage') or ''}")
-        if result.get("halted") and shown != "halted":
-            print(f"  halted: {result['halted']}")
+    shown = [shown_status(v.status, v.data.get("result") or {}) for v in views]
+    print(
+        json.dumps(
+            [{"run": v.run_id, "status": s, **v.data} for v, s in zip(views, shown, strict=True)]
+        )
+    )
     return 0
-
-
-def _shown(v: RunView) -> str:
-    """An open run that stopped and runs nothing is `halted`, not `running`:
-    the store keeps it open (a move can resume it), but nothing moves until then."""
-    result = v.data.get("result") or {}
-    running = any(r.get("status") == "running" for r in result.get("results", []))
-    return "halted" if v.status == "running" and result.get("halted") and not running else v.status
 
 
 def run_app_manifest(args: argparse.Namespace) -> int:

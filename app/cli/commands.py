@@ -17,7 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "app.cli.stage_cmd",
         "run one stage attempt with a coding agent and write its verdict",
     ),
-    "init": ("app.cli.init_cmd", "write the stage workflow and an example .github/odw.yml"),
+    "init": ("app.cli.init_cmd", "write the stage workflow, .github/odw.yml and a starter roadmap"),
     "integrate": (
         "app.cli.integrate_cmd",
         "squash-merge a task branch onto the base with fetch-rebase-retry",
@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "app.cli.app_cmd",
         "operate the GitHub App (manifest, run OWNER/REPO, status)",
     ),
+    "status": ("app.cli.status_cmd", "show the App's runs and their tasks [of OWNER/REPO]"),
 }
 
 

@@ -114,22 +114,48 @@ def open_store(settings: Settings, *, migrate: bool | None = None) -> Store:
     return store
 
 
+def metrics_dir(settings: Settings, port: int) -> str:
+    """A fresh directory for the counts of this `odw serve`'s processes, set as
+    PROMETHEUS_MULTIPROC_DIR for them all (children inherit it). Called before
+    prometheus_client is imported, which reads the variable once. Emptied at
+    start: the files left by an earlier service are another's counts. One per
+    port, so two services on one host and data directory keep their own."""
+    import shutil
+    from pathlib import Path
+
+    path = Path(settings.data_dir) / "metrics" / str(port)
+    try:
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(parents=True, exist_ok=True)
+        path.chmod(0o700)  # the counts are the operator's, as `/metrics` is
+    except OSError as exc:
+        why = exc.strerror or exc
+        raise UserError(f"cannot create the metrics directory {path}: {why}") from None
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(path)
+    return str(path)
+
+
 def run_serve(args: argparse.Namespace) -> int:
     import tempfile
 
+    from app.service.startup_checks import check_for_serve
+
+    settings, findings = check_for_serve()
+    if settings is None or findings.problems:
+        # One line per problem, each naming its variable (main prefixes the first).
+        raise UsageError("\nodw serve: ".join(findings.problems))
+    metrics_dir(settings, args.port)
+
+    from prometheus_client import multiprocess
+
     from app.logs import configure_logging
     from app.python_child import odw_argv
-    from app.service.startup_checks import check_for_serve
     from app.store import Store
     from app.web.app import create_app
     from app.web.intake.client import IntakeClient
     from app.web.intake.listener import private_listener
     from app.web.server import Companion, GunicornApp, gunicorn_options
 
-    settings, findings = check_for_serve()
-    if settings is None or findings.problems:
-        # One line per problem, each naming its variable (main prefixes the first).
-        raise UsageError("\nodw serve: ".join(findings.problems))
     configure_logging(settings.log_level)
     for warning in findings.warnings:
         log.warning(warning)
@@ -161,7 +187,15 @@ def run_serve(args: argparse.Namespace) -> int:
         configure_logging(settings.log_level)
 
     options = gunicorn_options(settings, args.host, args.port)
-    hooks: dict[str, Callable[..., Any]] = {"post_worker_init": post_worker_init}
+
+    def child_exit(_server: Any, worker: Any) -> None:
+        # prometheus_client's multiprocess mode: a dead process's live gauges go.
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
+    hooks: dict[str, Callable[..., Any]] = {
+        "post_worker_init": post_worker_init,
+        "child_exit": child_exit,
+    }
     fd = intake.sock.fileno()
     # Through app.python_child: modules in the service's directory are never imported.
     companions = [Companion("intake", odw_argv("intake", "--listen-fd", str(fd)), (fd,))]

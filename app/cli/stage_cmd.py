@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from actions.gates import DEFAULT_GATE_TIMEOUT, gates_verdict
 from actions.proctree import enable_subreaper
-from actions.stage import DEFAULT_DEADLINE, DEFAULT_GRACE, StageRequest, StageSetupError, run_stage
+from actions.stage import DEFAULT_GRACE, StageRequest, StageSetupError, run_stage
 from app.cli.commands import command_help
 from app.cli.errors import UsageError
 from app.core.identity import RUNNER_IDENTITY, Identity
@@ -165,7 +165,7 @@ def run_stage_cmd(args: argparse.Namespace) -> int:
         workdir=args.workdir,
         agent=agent,
         out_dir=out.parent,
-        deadline=args.deadline or config.config.stage_deadlines.get(args.stage, DEFAULT_DEADLINE),
+        deadline=args.deadline or config.config.deadline(args.stage),
         grace=args.grace,
         gates=tuple(args.gate if args.gate is not None else config.gates),
         gate_timeout=args.gate_timeout,

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from app.core.recovery_report import recovery_json
+from app.core.roadmap import Roadmap
 from app.core.state import RunState, TaskState
 
 
 def run_result(s: RunState) -> dict[str, Any]:
-    results = [_task_result(s, t) for t in s.tasks.values()]
+    # The roadmap as the base reads now, built once: a run of many waiting
+    # tasks would otherwise rebuild it for each of them.
+    roadmap = functools.cache(s.effective_roadmap) if s.roadmap is not None else None
+    results = [_task_result(s, t, roadmap) for t in s.tasks.values()]
     assessments = [
         {
             "id": t.id,
@@ -46,14 +52,16 @@ def run_result(s: RunState) -> dict[str, Any]:
     }
 
 
-def _task_result(s: RunState, t: TaskState) -> dict[str, Any]:
+def _task_result(
+    s: RunState, t: TaskState, roadmap: Callable[[], Roadmap] | None
+) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": t.id,
         "kind": t.unit,
         "branch": t.branch,
         "status": t.status,
         "stage": t.stage,
-        "detail": t.detail or _waiting_detail(s, t),
+        "detail": t.detail or _waiting_detail(s, t, roadmap),
         "attempts": dict(t.attempts),
         "verdict": t.verdict,
     }
@@ -70,8 +78,8 @@ def _task_result(s: RunState, t: TaskState) -> dict[str, Any]:
     return out
 
 
-def _waiting_detail(s: RunState, t: TaskState) -> str:
-    if t.status != "pending" or s.roadmap is None:
+def _waiting_detail(s: RunState, t: TaskState, effective: Callable[[], Roadmap] | None) -> str:
+    if t.status != "pending" or effective is None:
         return ""
     if t.id in s.recovery.held:
         held = f"held: surviving branch {s.recovery.held[t.id]}"
@@ -83,7 +91,7 @@ def _waiting_detail(s: RunState, t: TaskState) -> str:
         )
     if t.id in s.excluded:
         return "held: kept out of this run's selection by the launcher (for example `--task`)"
-    roadmap = s.effective_roadmap()
+    roadmap = effective()
     task = roadmap.get(t.subtasks[0] if t.unit == "addendum" else t.id)
     missing = roadmap.missing(task) if task is not None else []
     if missing:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from app.core.notices import REMEDIATION_SUPPRESSED, failure_notice, remediation_notice
 from app.core.offers import NextMove, next_moves
+from app.core.pipeline import spec
 from app.core.result import run_result
 from app.core.sanitize import truncate
 from app.core.state import RunState, TaskState
@@ -96,6 +97,9 @@ def _head(t: TaskState) -> str:
         return f"landed as {(t.landed_sha or '')[:12]}"
     if t.status == "running":
         retry = f", retry {t.retries}" if t.retries else ""
+        lanes = len(spec(t.stage).lanes) if t.stage else 1
+        if lanes > 1:  # each lane is an attempt of its own: say the round, not "attempt 2"
+            return f"running {t.stage} ({lanes} lanes, round {max(t.review_rounds, 1)}{retry})"
         return f"running {t.stage} (attempt {t.cycle_attempt(t.stage or '')}{retry})"
     return f"{t.status} at {t.stage or '-'}: {truncate(t.detail, HEAD_DETAIL)}"
 

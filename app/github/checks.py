@@ -56,6 +56,7 @@ def from_json(data: dict[str, Any]) -> CheckRun:
         summary=output.get("summary"),
         details_url=data.get("details_url"),
         html_url=data.get("html_url"),
+        node_id=str(data.get("node_id") or ""),
     )
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from app.github import actions, artifacts, checks, conversation
+from app.github import actions, artifacts, checks, conversation, landing_writes
 from app.github import protection as branch_protection
 from app.github import pulls as pull_requests
 from app.github.auth import AppCredentials, TokenCache, process_token_cache
@@ -182,6 +182,10 @@ class RepositoryClient:
     @cached_property
     def artifacts(self) -> artifacts.GitHubArtifacts:
         return artifacts.GitHubArtifacts(self._transport(artifacts.PERMISSIONS))
+
+    def land_views(self, writes: landing_writes.LandingWrites) -> int:
+        """A landing's writes in one request (`landing_writes.send`)."""
+        return landing_writes.send(self._transport(landing_writes.PERMISSIONS), writes)
 
     def authorise(self, permissions: Mapping[str, str]) -> None:
         """Mint (or reuse) this repository's token for `permissions`; raises the

@@ -1,9 +1,12 @@
-"""Requests counted per installation and operation, for /metrics and the bench."""
+"""Requests counted per installation and operation: here for the bench and
+tests, and per installation in `odw_github_requests_total` for /metrics."""
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
+
+from app.metrics import GITHUB_REQUESTS
 
 
 class RequestCounter:
@@ -14,6 +17,7 @@ class RequestCounter:
     def add(self, installation_id: int, operation: str) -> None:
         with self._lock:
             self._counts[(installation_id, operation)] += 1
+        GITHUB_REQUESTS.labels(installation=str(installation_id)).inc()
 
     def snapshot(self) -> dict[tuple[int, str], int]:
         with self._lock:
@@ -27,16 +31,3 @@ class RequestCounter:
 
     def total(self, installation_id: int | None = None) -> int:
         return sum(n for (inst, _), n in self.snapshot().items() if installation_id in (None, inst))
-
-    def prometheus(self) -> str:
-        """The counts in Prometheus text format, for the service's /metrics."""
-        lines = [
-            "# HELP odw_github_requests_total REST requests sent to GitHub.",
-            "# TYPE odw_github_requests_total counter",
-        ]
-        for (installation, operation), n in sorted(self.snapshot().items()):
-            lines.append(
-                f'odw_github_requests_total{{installation="{installation}",'
-                f'operation="{operation}"}} {n}'
-            )
-        return "\n".join(lines) + "\n"

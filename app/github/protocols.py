@@ -34,6 +34,7 @@ class CheckRun:
     summary: str | None
     details_url: str | None
     html_url: str | None
+    node_id: str = ""  # the GraphQL id, for a landing's one request (`landing_writes`)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class PullRequest:
     head_repo: str | None = None  # OWNER/NAME of the head branch (a fork's, or None if gone)
     author: str | None = None  # `user.login`: who opened it
     node_id: str = ""  # the GraphQL id, for mutations REST lacks (marking a draft ready)
+    base_repo_node: str = ""  # the base repository's GraphQL id (`updateCheckRun` names it)
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ def _pull(data: dict[str, Any]) -> PullRequest:
         head_repo=(data["head"].get("repo") or {}).get("full_name"),
         author=(data.get("user") or {}).get("login"),
         node_id=str(data.get("node_id") or ""),
+        base_repo_node=str((data["base"].get("repo") or {}).get("node_id") or ""),
     )
 
 

@@ -45,7 +45,7 @@ CALLS: tuple[PyGithubCall, ...] = (
         "github.Requester.Requester.requestJsonAndCheck",
         2,
         ("parameters", "headers", "input"),
-        where="Transport.request, Transport.paginate, Transport._mint",
+        where="Transport.request, Transport.paginate, Transport._mint, landing_writes.send",
     ),
     PyGithubCall("github.Requester.Requester.requestJson", 2, where="GitHubArtifacts._locate"),
     PyGithubCall(

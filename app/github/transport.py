@@ -37,6 +37,7 @@ from app.github.errors import (
 from app.github.metrics import RequestCounter
 from app.github.retry import RetryPolicy, Transience, classify
 from app.github.timing import Clock, Sleeper
+from app.metrics import RATE_LIMIT_WAIT_SECONDS, RATE_LIMIT_WAITS
 
 log = logging.getLogger("odw.github")
 T = TypeVar("T")
@@ -45,6 +46,7 @@ USER_AGENT = "odw-github-app"
 # GitHub's 422 to a token asked for a repository name the installation does not hold.
 _UNKNOWN_NAME = "not accessible to the parent installation"
 TIMEOUT = 30
+LIMITS = {Transience.PRIMARY_LIMIT: "primary", Transience.SECONDARY_LIMIT: "secondary"}
 
 
 @dataclass
@@ -208,7 +210,8 @@ def run(
         attempt += 1
         if kind == "create":
             ctx.budget.acquire(
-                installation_id, lambda s: ctx.sleep(operation, s, "content-creation budget")
+                installation_id,
+                lambda s: _limit_wait(ctx, installation_id, operation, "content", s),
             )
         ctx.set_operation(installation_id, operation)
         sent_maybe = False
@@ -247,7 +250,21 @@ def run(
             wait,
             extra={"installation": installation_id, "attempt": attempt},
         )
+        limit = LIMITS.get(transience)
+        if limit is not None:
+            _count_wait(installation_id, limit, wait)
         ctx.sleep(operation, wait, f"{transience.value} ({status or message})")
+
+
+def _limit_wait(ctx: Context, installation_id: int, operation: str, limit: str, s: float) -> None:
+    _count_wait(installation_id, limit, s)
+    ctx.sleep(operation, s, "content-creation budget")
+
+
+def _count_wait(installation_id: int, limit: str, seconds: float) -> None:
+    """A wait a limit asked for, counted whether it is slept or put back (`RetryLater`)."""
+    RATE_LIMIT_WAITS.labels(installation=str(installation_id), limit=limit).inc()
+    RATE_LIMIT_WAIT_SECONDS.labels(installation=str(installation_id), limit=limit).inc(seconds)
 
 
 class Transport:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 from sqlalchemy.exc import OperationalError, StatementError
 
+from app.logs import log_context
+from app.metrics import DELIVERIES_HANDLED, DELIVERY_SECONDS
 from app.service.outcome import HandlerContext, Ignore, TransientError
 from app.service.retention import sweeper
 from app.store import Delivery, LeaseLost, Store
@@ -104,7 +106,8 @@ class DeliveryWorker:
                 self.store.inbox.heartbeat(delivery.id, self.owner, self.config.lease_seconds)
             ):
                 raise LeaseLost(delivery.id)
-            return self._process(delivery)
+            with log_context(delivery=delivery.id):
+                return self._process(delivery)
         except LeaseLost:
             log.warning(
                 "lease lost; another worker has the delivery",
@@ -158,17 +161,17 @@ class DeliveryWorker:
         except LeaseLost:
             raise
         except TRANSIENT as exc:
-            log.warning("transient failure", exc_info=True, extra={"delivery": delivery.id})
+            log.warning("transient failure", exc_info=True)
             return self._retry(delivery, public_error(exc))
         except Exception as exc:
-            log.exception("handler failed", extra={"delivery": delivery.id})
+            log.exception("handler failed")
             return self._finish(delivery, "failed", public_error(exc))
+        self._count(delivery, "processed")
         log.info(
             "processed %s%s",
             delivery.event,
             f".{delivery.action}" if delivery.action else "",
             extra={
-                "delivery": delivery.id,
                 "ms": round((time.monotonic() - started) * 1000, 1),
             },
         )
@@ -176,9 +179,14 @@ class DeliveryWorker:
 
     def _finish(self, delivery: Delivery, status: str, reason: str) -> str:
         self.store.inbox.finish(delivery.id, self.owner, status, reason)  # type: ignore[arg-type]
+        self._count(delivery, status)
         level = logging.WARNING if status in ("failed", "rejected") else logging.INFO
-        log.log(level, "%s: %s", status, reason, extra={"delivery": delivery.id})
+        log.log(level, "%s: %s", status, reason)
         return status
+
+    def _count(self, delivery: Delivery, status: str) -> None:
+        DELIVERIES_HANDLED.labels(event=delivery.event, outcome=status).inc()
+        DELIVERY_SECONDS.observe(max(0.0, self.store.clock() - delivery.received_at))
 
     def _retry(self, delivery: Delivery, error: str) -> str:
         if delivery.attempts >= self.config.max_attempts:
@@ -190,11 +198,12 @@ class DeliveryWorker:
             self.config.retry_base_seconds * 2 ** (delivery.attempts - 1),
         ) * (0.5 + self.jitter() / 2)
         self.store.inbox.retry_later(delivery.id, self.owner, error, self.store.clock() + delay)
+        DELIVERIES_HANDLED.labels(event=delivery.event, outcome="retrying").inc()
         log.warning(
             "retrying in %.1fs: %s",
             delay,
             error,
-            extra={"delivery": delivery.id, "attempt": delivery.attempts},
+            extra={"attempt": delivery.attempts},
         )
         return "retrying"
 

@@ -13,9 +13,10 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import Connection, and_, bindparam, case, func, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, func, or_, select, update
 
 from app.liveness import HOST, owner_alive, process_alive
+from app.metrics import CLAIMS_RECLAIMED
 from app.store.base import Part
 from app.store.engine import REPEATABLE
 from app.store.schema import deliveries
@@ -154,8 +155,9 @@ class Inbox(Part):
         if self.is_postgres:
             queries = [q.with_for_update(skip_locked=True) for q in queries]
         with self._repeatable() as conn:
-            found = [row for q in queries for row in conn.execute(q)]
-            ids = [i for i, _ in sorted(found, key=lambda row: row[1])[:limit]]
+            found = [(row, q is queries[1]) for q in queries for row in conn.execute(q)]
+            ids = [row[0] for row, _ in sorted(found, key=lambda f: f[0][1])[:limit]]
+            reclaiming = {row[0] for row, was_abandoned in found if was_abandoned}
             if not ids:
                 return []
             conn.execute(
@@ -173,6 +175,8 @@ class Inbox(Part):
                     deliveries.c.id.in_(ids), deliveries.c.lease_owner == owner
                 )
             ).all()
+        if reclaimed := sum(1 for r in rows if r.id in reclaiming):
+            CLAIMS_RECLAIMED.labels(queue="inbox").inc(reclaimed)
         return sorted((_delivery(r) for r in rows), key=lambda d: ids.index(d.id))
 
     def heartbeat(self, delivery_id: str, owner: str, lease_seconds: float) -> bool:
@@ -278,17 +282,27 @@ class Inbox(Part):
             )
             return {(e, s): int(n) for e, s, n in conn.execute(q)}
 
-    def latency_histogram(self, bounds: tuple[float, ...]) -> tuple[list[int], int, float]:
-        """Cumulative counts of finished deliveries whose processing (received to
-        finished) took at most each bound, plus the total count and sum."""
-        latency = deliveries.c.finished_at - deliveries.c.received_at
-        cols = [func.sum(case((latency <= b, 1), else_=0)) for b in bounds]
-        q = select(*cols, func.count(), func.coalesce(func.sum(latency), 0.0)).where(
-            deliveries.c.finished_at.is_not(None)
+    def recent(self, limit: int) -> list[Delivery]:
+        """The newest `limit` deliveries, newest first, without their bodies (b"")."""
+        cols = [c for c in deliveries.c if c.name != "body"]
+        q = select(*cols).order_by(deliveries.c.received_at.desc()).limit(limit)
+        with self._read(None) as conn:
+            return [_delivery(row) for row in conn.execute(q)]
+
+    def waiting(self) -> tuple[dict[str, int], float | None]:
+        """Unfinished deliveries by status (`received`, `processing`), and when
+        the earliest of them was received (None when there is none)."""
+        unfinished = ("received", "processing")
+        q = (
+            select(deliveries.c.status, func.count(), func.min(deliveries.c.received_at))
+            .where(deliveries.c.status.in_(unfinished))
+            .group_by(deliveries.c.status)
         )
         with self._read(None) as conn:
-            row = conn.execute(q).one()
-        return [int(v or 0) for v in row[:-2]], int(row[-2]), float(row[-1])
+            rows = conn.execute(q).all()
+        counts = dict.fromkeys(unfinished, 0)
+        counts.update({s: int(n) for s, n, _ in rows})
+        return counts, min((float(at) for _, _, at in rows), default=None)
 
     def _finish(
         self,
@@ -338,7 +352,7 @@ def _delivery(row) -> Delivery:  # type: ignore[no-untyped-def]
         event=row.event,
         action=row.action,
         installation_id=row.installation_id,
-        body=bytes(row.body),
+        body=bytes(getattr(row, "body", b"")),
         status=row.status,
         attempts=row.attempts,
         error=row.error,

@@ -125,19 +125,19 @@ class Installations(Part):
             row = conn.execute(
                 select(installations).where(installations.c.id == installation_id)
             ).one_or_none()
-        if row is None:
-            return None
-        return InstallationRow(
-            id=row.id,
-            account_login=row.account_login,
-            account_type=row.account_type,
-            target_type=row.target_type,
-            repository_selection=row.repository_selection,
-            permissions=loads(row.permissions),
-            events=loads(row.events),
-            suspended=row.suspended_at is not None,
-            deleted=row.deleted_at is not None,
-        )
+        return None if row is None else _installation(row)
+
+    def all(self) -> list[InstallationRow]:
+        """Every installation ever recorded (deleted ones flagged), by id."""
+        with self._read(None) as conn:
+            rows = conn.execute(select(installations).order_by(installations.c.id))
+            return [_installation(r) for r in rows]
+
+    def all_repositories(self) -> list[RepositoryRow]:
+        """Every repository of every installation, by installation, then name."""
+        q = select(repositories).order_by(repositories.c.installation_id, repositories.c.full_name)
+        with self._read(None) as conn:
+            return [_repository(r) for r in conn.execute(q)]
 
     def repositories(self, installation_id: int) -> list[RepositoryRow]:
         q = (
@@ -146,17 +146,29 @@ class Installations(Part):
             .order_by(repositories.c.full_name)
         )
         with self._read(None) as conn:
-            return [
-                RepositoryRow(
-                    r.id,
-                    r.installation_id,
-                    r.full_name,
-                    None if r.private is None else bool(r.private),
-                )
-                for r in conn.execute(q)
-            ]
+            return [_repository(r) for r in conn.execute(q)]
 
     def installation_for_repository(self, full_name: str) -> int | None:
         q = select(repositories.c.installation_id).where(repositories.c.full_name == full_name)
         with self._read(None) as conn:
             return conn.execute(q).scalar_one_or_none()
+
+
+def _installation(row: Any) -> InstallationRow:
+    return InstallationRow(
+        id=row.id,
+        account_login=row.account_login,
+        account_type=row.account_type,
+        target_type=row.target_type,
+        repository_selection=row.repository_selection,
+        permissions=loads(row.permissions),
+        events=loads(row.events),
+        suspended=row.suspended_at is not None,
+        deleted=row.deleted_at is not None,
+    )
+
+
+def _repository(r: Any) -> RepositoryRow:
+    return RepositoryRow(
+        r.id, r.installation_id, r.full_name, None if r.private is None else bool(r.private)
+    )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, delete, func, select, update
 
 from app.liveness import HOST, process_alive
+from app.metrics import LEASES_ADOPTED
 from app.store.base import Clock, Part
 from app.store.schema import leases
 
@@ -84,7 +85,9 @@ class Leases(Part):
                     expires_at=now + ttl,
                 )
             ).rowcount
-            return n == 1
+        if n == 1 and current.owner != owner:
+            LEASES_ADOPTED.labels(lease=name.split(":", 1)[0]).inc()
+        return n == 1
 
     def heartbeat(self, name: str, owner: str, ttl: float) -> bool:
         """Extend the lease; False when `owner` no longer holds it."""

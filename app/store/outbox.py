@@ -12,6 +12,7 @@ from typing import Any, Literal
 from sqlalchemy import Connection, and_, func, or_, select, update
 
 from app.liveness import HOST, owner_alive, process_alive
+from app.metrics import CLAIMS_RECLAIMED
 from app.store.base import Part, dumps, loads
 from app.store.schema import outbox
 
@@ -79,11 +80,17 @@ class Outbox(Part):
         )
         if kinds is not None:
             due = and_(due, outbox.c.kind.in_(list(kinds)))
-        q = select(outbox.c.key).where(due).order_by(outbox.c.next_attempt_at).limit(limit)
+        q = (
+            select(outbox.c.key, outbox.c.status)
+            .where(due)
+            .order_by(outbox.c.next_attempt_at)
+            .limit(limit)
+        )
         if self.is_postgres:
             q = q.with_for_update(skip_locked=True)
         with self._write() as conn:
-            keys = [k for (k,) in conn.execute(q)]
+            found = conn.execute(q).all()
+            keys = [k for k, _ in found]
             if not keys:
                 return []
             conn.execute(
@@ -100,6 +107,9 @@ class Outbox(Part):
             rows = conn.execute(
                 select(outbox).where(outbox.c.key.in_(keys), outbox.c.lease_owner == owner)
             ).all()
+        abandoned = {k for k, status in found if status == "in_flight"}
+        if reclaimed := sum(1 for r in rows if r.key in abandoned):
+            CLAIMS_RECLAIMED.labels(queue="outbox").inc(reclaimed)
         return [_effect(r) for r in rows]
 
     def complete(
@@ -161,6 +171,19 @@ class Outbox(Part):
         with self._read(None) as conn:
             q = select(outbox.c.status, func.count()).group_by(outbox.c.status)
             return {s: int(n) for s, n in conn.execute(q)}
+
+    def waiting(self) -> tuple[dict[tuple[str, str], int], float | None]:
+        """Effects not done, by (kind, status) over `pending`, `in_flight` and
+        `dead`, and when the earliest unperformed one (not dead) was recorded."""
+        q = (
+            select(outbox.c.kind, outbox.c.status, func.count(), func.min(outbox.c.created_at))
+            .where(outbox.c.status.in_(("pending", "in_flight", "dead")))
+            .group_by(outbox.c.kind, outbox.c.status)
+        )
+        with self._read(None) as conn:
+            rows = conn.execute(q).all()
+        oldest = min((float(at) for _, s, _, at in rows if s != "dead"), default=None)
+        return {(k, s): int(n) for k, s, n, _ in rows}, oldest
 
     def _settle(self, key: str, owner: str, values: dict[str, Any], tx: Connection | None) -> bool:
         with self._tx(tx) as conn:

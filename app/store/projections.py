@@ -154,6 +154,20 @@ class Projections(Part):
                 for r in conn.execute(q)
             ]
 
+    def latest(self, limit: int, *, status: str) -> list[RunView]:
+        """The `limit` runs of `status` updated last, newest first."""
+        q = (
+            select(runs)
+            .where(runs.c.status == status)
+            .order_by(runs.c.updated_at.desc(), runs.c.run_id)
+            .limit(limit)
+        )
+        with self._read(None) as conn:
+            return [
+                RunView(r.run_id, r.version, r.status, loads(r.data), r.updated_at)
+                for r in conn.execute(q)
+            ]
+
     def merge_task(
         self,
         run_id: str,

@@ -28,6 +28,15 @@ REASONS = {
     503: "503 Service Unavailable",
 }
 
+# What a refusal is called in `odw_webhook_deliveries_total{outcome}`.
+OUTCOMES = {
+    400: "malformed",
+    401: "unauthenticated",
+    408: "timeout",
+    413: "too-large",
+    503: "unavailable",
+}
+
 
 @dataclass(frozen=True)
 class Refusal:

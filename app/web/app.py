@@ -1,4 +1,4 @@
-"""`create_app(settings)`: the webhook edge and the operator endpoints.
+"""`create_app(settings)`: the webhook edge, the operator endpoints and the dashboard.
 
 `POST /webhooks` is served by `app.web.edge` in front of Flask; it only
 reads, verifies, checks and stores. Every decision and every GitHub call
@@ -14,7 +14,7 @@ from flask import Flask, Response, jsonify
 
 from app.service_settings import Settings
 from app.store import Store
-from app.web import metrics
+from app.web import dashboard, metrics
 from app.web.admin import guard_operator_endpoints
 from app.web.edge import WebhookEdge
 from app.web.health import health
@@ -52,6 +52,7 @@ def create_app(
     # Werkzeug refuses longer bodies before reading them, chunked ones included.
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.extensions["odw_store"] = db
+    dashboard.register(app, db, settings.admin_token_value())
     intake = intake or GroupCommit(db.inbox)
     app.wsgi_app = WebhookEdge(app.wsgi_app, secrets, intake)  # type: ignore[method-assign]
 
@@ -66,7 +67,7 @@ def create_app(
 
     @app.get("/metrics")
     def prometheus() -> Response:
-        return Response(metrics.render(db), mimetype="text/plain; version=0.0.4")
+        return Response(metrics.render(db), content_type=metrics.CONTENT_TYPE)
 
     @app.get("/api/deliveries/<delivery_id>")
     def delivery_status(delivery_id: str) -> tuple[Response, int]:

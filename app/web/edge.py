@@ -14,8 +14,9 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from app.metrics import WEBHOOK_DELIVERIES
 from app.store.inbox import NewDelivery
-from app.web.admission import REASONS, Refusal, refuse_before_body, too_large
+from app.web.admission import OUTCOMES, REASONS, Refusal, refuse_before_body, too_large
 from app.web.intake import Intake
 from app.web.intake.client import IntakeUnavailable
 from webhooks.delivery import MAX_BODY_BYTES, BadDelivery, parse_delivery
@@ -61,11 +62,13 @@ class WebhookEdge:
         if environ.get("PATH_INFO") != "/webhooks" or environ.get("REQUEST_METHOD") != "POST":
             return self.fallback(environ, start_response)
         try:
-            status, answer = self.receive(environ)
+            status, answer, event = self.receive(environ)
             unread = status == 413
         except _Refused as refused:
-            status, answer = refused.refusal.status, {"error": refused.refusal.error}
+            status, answer, event = refused.refusal.status, {"error": refused.refusal.error}, None
             unread = True
+        outcome = answer.get("status") or OUTCOMES.get(status, str(status))
+        WEBHOOK_DELIVERIES.labels(event=event or "unverified", outcome=outcome).inc()
         body = json.dumps(answer, separators=(",", ":")).encode()
         headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
         if unread:
@@ -76,45 +79,46 @@ class WebhookEdge:
         start_response(REASONS[status], headers)
         return [body]
 
-    def receive(self, environ: dict[str, Any]) -> tuple[int, dict[str, str]]:
+    def receive(self, environ: dict[str, Any]) -> tuple[int, dict[str, str], str | None]:
+        """The answer, and the delivery's event once its signature and shape hold."""
         delivery_id = environ.get("HTTP_X_GITHUB_DELIVERY")
         try:
             raw = self._read_body(environ)
         except _TooLarge:
-            return 413, {"error": too_large(self.max_body).error}
+            return 413, {"error": too_large(self.max_body).error}, None
         except BadDelivery as exc:
-            return 400, {"error": str(exc)}
+            return 400, {"error": str(exc)}, None
         if not verify(raw, environ.get("HTTP_X_HUB_SIGNATURE_256"), self.secrets):
             log.warning("signature mismatch", extra={"delivery": delivery_id})
-            return 401, {"error": "signature does not match"}
+            return 401, {"error": "signature does not match"}, None
         try:
             d = parse_delivery(
                 delivery_id, environ.get("HTTP_X_GITHUB_EVENT"), raw, environ.get("CONTENT_TYPE")
             )
         except BadDelivery as exc:
             log.warning("bad delivery: %s", exc, extra={"delivery": delivery_id})
-            return 400, {"error": str(exc)}
+            return 400, {"error": str(exc)}, None
         del raw
         if d.event == "ping":
             log.info("ping", extra={"delivery": d.id})
-            return 200, {"id": d.id, "status": "pong"}
+            return 200, {"id": d.id, "status": "pong"}, d.event
         try:
             new = self.intake.record(
                 NewDelivery(d.id, d.event, d.action, d.installation_id, d.body)
             )
         except IntakeUnavailable as exc:
             log.error("could not store the delivery: %s", exc, extra={"delivery": d.id})
-            return 503, {"error": "the delivery could not be stored; nothing was accepted"}
+            return 503, {"error": "the delivery could not be stored; nothing was accepted"}, d.event
         except Exception:
             log.exception("could not store the delivery", extra={"delivery": d.id})
-            return 503, {"error": "the delivery could not be stored; nothing was accepted"}
+            return 503, {"error": "the delivery could not be stored; nothing was accepted"}, d.event
         if log.isEnabledFor(logging.DEBUG):
             # The inbox is the record of every receipt; the worker logs outcomes.
             action = f".{d.action}" if d.action else ""
             log.debug(
                 "received %s%s", d.event, action, extra={"delivery": d.id, "duplicate": not new}
             )
-        return 202, {"id": d.id, "status": "received" if new else "duplicate"}
+        return 202, {"id": d.id, "status": "received" if new else "duplicate"}, d.event
 
     def _read_body(self, environ: dict[str, Any]) -> bytes:
         """The whole body; refused before reading it when the headers earn a

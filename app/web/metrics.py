@@ -1,61 +1,100 @@
-"""Prometheus text exposition, computed from the store so every process and
-host reports the same figures (nothing lives only in one process's memory)."""
+"""`/metrics`: Prometheus text from prometheus_client, two sources in one page.
+
+The counters and histograms of `app.metrics`, added up over every process of
+this `odw serve` (multiprocess mode) or of this process alone; and gauges
+read from the database at scrape time (`StoreCollector`): queue depths and
+ages are facts about the shared database, the same whichever process or host
+is scraped, so no process keeps a copy that could go stale.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.registry import Collector
+
+from app import metrics
 from app.store import Store
-from app.store.inbox import FINAL_STATUSES
 
-LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
-
-
-def _label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
-def render(store: Store) -> str:
-    lines: list[str] = []
-    counts = store.inbox.counts()
+class StoreCollector(Collector):
+    """Inbox and outbox depth and age, counted in the database when scraped."""
 
-    lines += [
-        "# HELP odw_deliveries_total Deliveries in the inbox by event and outcome.",
-        "# TYPE odw_deliveries_total counter",
-    ]
-    for (event, status), n in sorted(counts.items()):
-        if status in FINAL_STATUSES:
-            lines.append(f'odw_deliveries_total{{event="{_label(event)}",outcome="{status}"}} {n}')
+    def __init__(self, store: Store) -> None:
+        self.store = store
 
-    depth = {"received": 0, "processing": 0}
-    for (_event, status), n in counts.items():
-        if status in depth:
-            depth[status] += n
-    lines += [
-        "# HELP odw_delivery_queue_depth Deliveries waiting or being processed.",
-        "# TYPE odw_delivery_queue_depth gauge",
-    ]
-    lines += [f'odw_delivery_queue_depth{{status="{s}"}} {n}' for s, n in depth.items()]
+    def collect(self) -> Iterator[Metric]:
+        now = self.store.inbox.clock()
+        by_status, oldest = self.store.inbox.waiting()
+        depth = GaugeMetricFamily(
+            "odw_inbox_depth", "Deliveries stored and not finished, by status.", labels=["status"]
+        )
+        for status, n in sorted(by_status.items()):
+            depth.add_metric([status], n)
+        yield depth
+        yield GaugeMetricFamily(
+            "odw_inbox_oldest_age_seconds",
+            "Age of the oldest unfinished delivery (0 when none waits).",
+            value=_age(now, oldest),
+        )
+        by_kind, oldest = self.store.outbox.waiting()
+        depth = GaugeMetricFamily(
+            "odw_outbox_depth",
+            "Effects not yet performed, by kind and status (pending, in_flight).",
+            labels=["kind", "status"],
+        )
+        dead = GaugeMetricFamily(
+            "odw_outbox_dead", "Effects given up on, by kind.", labels=["kind"]
+        )
+        for (kind, status), n in sorted(by_kind.items()):
+            if status == "dead":
+                dead.add_metric([kind], n)
+            else:
+                depth.add_metric([kind, status], n)
+        yield depth
+        yield dead
+        yield GaugeMetricFamily(
+            "odw_outbox_oldest_age_seconds",
+            "Age of the oldest effect not yet performed (0 when none waits).",
+            value=_age(now, oldest),
+        )
 
-    cumulative, count, total = store.inbox.latency_histogram(LATENCY_BUCKETS)
-    lines += [
-        "# HELP odw_delivery_processing_seconds Time from receipt to final status.",
-        "# TYPE odw_delivery_processing_seconds histogram",
-    ]
-    for bound, n in zip(LATENCY_BUCKETS, cumulative, strict=True):
-        lines.append(f'odw_delivery_processing_seconds_bucket{{le="{bound:g}"}} {n}')
-    lines.append(f'odw_delivery_processing_seconds_bucket{{le="+Inf"}} {count}')
-    lines.append(f"odw_delivery_processing_seconds_sum {total:.6f}")
-    lines.append(f"odw_delivery_processing_seconds_count {count}")
 
-    backlog = store.outbox.backlog()
-    lines += [
-        "# HELP odw_outbox_effects Effects in the outbox by status.",
-        "# TYPE odw_outbox_effects gauge",
-    ]
-    for status in ("pending", "in_flight", "done", "dead"):
-        lines.append(f'odw_outbox_effects{{status="{status}"}} {backlog.get(status, 0)}')
-    lines += [
-        "# HELP odw_outbox_backlog Effects not yet performed.",
-        "# TYPE odw_outbox_backlog gauge",
-        f"odw_outbox_backlog {backlog.get('pending', 0) + backlog.get('in_flight', 0)}",
-    ]
-    return "\n".join(lines) + "\n"
+class _Counted(Collector):
+    """The counts of `app.metrics`: added up from every process's files in
+    multiprocess mode, else this process's own. Every family is shown, even
+    one nothing has counted yet (multiprocess mode knows only what some
+    process wrote), so an operator's query never finds a family missing."""
+
+    def __init__(self, multiprocess: bool) -> None:
+        self.multiprocess = multiprocess
+
+    def collect(self) -> Iterator[Metric]:
+        if not self.multiprocess:
+            yield from metrics.REGISTRY.collect()
+            return
+        seen = set()
+        for family in MultiProcessCollector(None).collect():  # type: ignore[no-untyped-call]
+            seen.add(family.name)
+            yield family
+        for family in metrics.REGISTRY.collect():
+            if family.name not in seen:
+                yield Metric(family.name, family.documentation, family.type)
+
+
+def _age(now: float, since: float | None) -> float:
+    return 0.0 if since is None else max(0.0, now - since)
+
+
+def render(store: Store) -> bytes:
+    """The whole exposition, built fresh for each scrape."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Counted(bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))))
+    registry.register(StoreCollector(store))
+    return generate_latest(registry)

@@ -192,6 +192,8 @@ class CompanionArbiter(Arbiter):  # type: ignore[misc]
             if c.proc is not None:
                 # The master reaps every child, so the exit status may be lost.
                 log.error("%s process %s exited; restarting", c.name, c.proc.pid)
+                # The hook an HTTP worker's exit runs (it reads only `.pid`).
+                self.cfg.child_exit(self, c.proc)
                 if c.proc.stdin is not None:
                     c.proc.stdin.close()
                 c.proc = None

@@ -43,9 +43,11 @@ from typing import Any
 
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
+from app.metrics import WEBHOOK_DELIVERIES
 from app.web.admission import (
     BUSY,
     CROWDED,
+    OUTCOMES,
     TIMEOUT,
     Budget,
     Refusal,
@@ -307,6 +309,8 @@ class WholeRequestWorker(ThreadWorker):  # type: ignore[misc]
                 return
 
     def _count(self, refusal: Refusal) -> None:
+        outcome = OUTCOMES.get(refusal.status, str(refusal.status))
+        WEBHOOK_DELIVERIES.labels(event="unverified", outcome=outcome).inc()
         key = f"{refusal.status} {refusal.error}"
         self.refused[key] = self.refused.get(key, 0) + 1
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core.config import RunConfig
 from app.core.verdict import completion_marker
 from tests.actions.conftest import alive
 from tests.support import git
@@ -308,6 +309,36 @@ def test_config_file_supplies_agent_gates_identity_and_deadline(
     assert data["deadline"] == 7
     assert [g["command"] for g in data["gates"]] == ["test -f f.txt"]
     assert git(repo.origin, "log", "-1", "--format=%cn", "roadmap-1-1-1").strip() == "cfg-bot"
+
+
+def test_a_stage_the_config_gives_no_deadline_gets_the_run_settings_default(
+    repo, make_agent, run_odw, tmp_path
+) -> None:
+    """On Actions as in local mode: one default deadline, `stageDeadlines`'."""
+    agent = make_agent("good", f"print({MARKER!r})\n")
+    config = tmp_path / "odw.yml"
+    config.write_text(f"agent: {agent}\nconfig:\n  stageDeadlines: {{plan: 7}}\n")
+    out = tmp_path / "o" / "verdict.json"
+    proc = run_odw(
+        "stage",
+        "--stage",
+        "design-review",
+        "--task",
+        "1.1.1",
+        "--token",
+        TOKEN,
+        "--workdir",
+        str(repo.clone),
+        "--config",
+        str(config),
+        "--out",
+        str(out),
+        "--quiet",
+        env={**os.environ},
+    )
+    assert json.loads(out.read_text())["deadline"] == RunConfig().deadline("design-review"), (
+        proc.stderr
+    )
 
 
 def test_bad_config_is_a_usage_error(repo, run_odw, tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ and the scripted example agent; installs the App on `octo/demo` with a small
 roadmap, asks for a run (`odw app run octo/demo`, as an operator would), and
 prints what GitHub shows as it happens and at the end: the run's check, each
 pull request with its comments, each task's check run, and the squash commits
-on the base. The options make it a rehearsal of a maintainer's own scenario
+on the base; `--dashboard-shot FILE` saves the run's dashboard page as a
+PNG at the end. The options make it a rehearsal of a maintainer's own scenario
 (their roadmap, `.github/odw.yml`, files such as a `Makefile`, an agent script,
 comments typed on the pull request); `demo_scenario.py` reads them.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import shutil
 import signal
 import sys
@@ -33,6 +35,7 @@ from tests.apphost.demo_scenario import (
     target_task,
 )
 from tests.apphost.harness import AGENT, REPO, Service, app_env, wait_until
+from tests.browser import shoot
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub import state as s
 from tests.fakegithub.actions_runner import LocalActions
@@ -84,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     add("--request-log", type=Path, metavar="FILE", help="write each REST request as JSON lines")
     add("--keep", type=Path, metavar="DIR", help="keep the fake's repositories and the DB here")
+    add(
+        "--dashboard-shot",
+        type=Path,
+        metavar="FILE",
+        help="at the end, save a PNG of the run's dashboard page (needs `make browser`)",
+    )
     return parser
 
 
@@ -117,7 +126,8 @@ def _rehearse(scenario: Scenario, root: Path) -> int:
     fake = FakeGitHub(root / "github").start()
     data = root / "service"
     data.mkdir(exist_ok=True)
-    env = app_env(fake, root, ODW_LOG_LEVEL="WARNING")
+    admin = secrets.token_hex(16)  # the dashboard's sign-in, for --dashboard-shot
+    env = app_env(fake, root, ODW_LOG_LEVEL="WARNING", ODW_ADMIN_TOKEN=admin)
     service = Service(fake, data, env)
     agent_env = {"SCRIPTED_AGENT_STATE": str(root / "agent-state")}
     if scenario.agent_script is not None:
@@ -150,11 +160,29 @@ def _rehearse(scenario: Scenario, root: Path) -> int:
             quiet = _post(fake, service, comment)
             shown = _report(fake, shown)
         _closing(fake, scenario)
-        return 0 if quiet else 1
+        shot = scenario.dashboard_shot is None or _shoot(service, admin, scenario.dashboard_shot)
+        return 0 if quiet and shot else 1
     finally:
         actions.stop()
         service.stop()
         fake.stop()
+
+
+def _shoot(service: Service, admin: str, out: Path) -> bool:
+    """A PNG of the run's page on the dashboard, signed in with the admin token;
+    False (said in one line) when there was no run or the browser failed."""
+    runs = service.runs()
+    if not runs:
+        print("make demo: no run to show on the dashboard; no screenshot", file=sys.stderr)
+        return False
+    try:
+        shoot(service.url, admin, f"/dashboard/runs/{runs[0]['run']}", out)
+    except Exception as exc:  # the browser's own errors: one line, no traceback
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        print(f"make demo: could not save the dashboard screenshot: {first}", file=sys.stderr)
+        return False
+    say(f"dashboard of run {runs[0]['run']}: {out}")
+    return True
 
 
 def _post(fake: FakeGitHub, service: Service, comment: Comment) -> bool:

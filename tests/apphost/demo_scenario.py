@@ -13,7 +13,9 @@ from typing import Any
 
 import yaml
 
+from tests import browser
 from tests.apphost.harness import ODW_YML, sample_files
+from tests.needs import CHROMIUM, message
 
 # A repository role, as GitHub names them in "Repository roles for an
 # organization" and the collaborators API's `permission` values
@@ -44,6 +46,7 @@ class Scenario:
     comments: list[Comment] = field(default_factory=list)
     request_log: Path | None = None
     keep: Path | None = None
+    dashboard_shot: Path | None = None  # a PNG of the run's dashboard page, saved at the end
 
 
 def parse_comment(value: str) -> Comment:
@@ -100,6 +103,9 @@ def scenario_from(args: argparse.Namespace, default_roadmap: str) -> Scenario:
         _check_agent_script(_read("--agent-script", args.agent_script), args.agent_script)
     if args.request_log is not None:
         _start_log(args.request_log)
+    shot = getattr(args, "dashboard_shot", None)
+    if shot is not None:
+        _check_shot(shot)
     if args.keep is not None and args.keep.exists():
         if not args.keep.is_dir():
             raise ScenarioError(f"--keep {args.keep}: exists and is not a directory")
@@ -112,7 +118,18 @@ def scenario_from(args: argparse.Namespace, default_roadmap: str) -> Scenario:
         comments=[parse_comment(c) for c in args.comment],
         request_log=args.request_log.resolve() if args.request_log else None,
         keep=args.keep,
+        dashboard_shot=shot.resolve() if shot is not None else None,
     )
+
+
+def _check_shot(path: Path) -> None:
+    """Checked before anything runs: a rehearsal is too long to fail at its last step."""
+    if path.suffix.lower() != ".png":
+        raise ScenarioError(f"--dashboard-shot {path}: a screenshot is a .png file")
+    if not path.parent.is_dir():
+        raise ScenarioError(f"--dashboard-shot {path}: its directory does not exist")
+    if not browser.available():
+        raise ScenarioError(f"--dashboard-shot needs a browser: {message(CHROMIUM)}")
 
 
 def _start_log(path: Path) -> None:

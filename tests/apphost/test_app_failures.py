@@ -68,6 +68,26 @@ def test_a_stage_without_its_marker_fails_the_task_and_shows_assessment_and_salv
     service.wait_settled()
     assert len(fake.runs) == dispatched
     assert not [r for r in fake.runs.values() if r.inputs.get("task") == "1.2"]
+    # `odw status` says the same in the terminal: why the run stopped, what failed.
+    (run,) = service.runs()
+    proc = service.odw("status", sample.full_name)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    halted = run["result"]["halted"]
+    assert halted and lines[:3] == [
+        f"{sample.full_name}@main  {run['run']}  halted",
+        f"  halted: {halted}",
+        "  tasks: 1 blocked, 1 failed",
+    ]
+    failed = lines.index(next(x for x in lines if x.startswith("  1.1  ")))
+    assert lines[failed].split()[1:3] == ["failed", "implement"]
+    block = [
+        x.strip()
+        for x in lines[failed + 1 : lines.index(next(x for x in lines if x.startswith("  1.2  ")))]
+    ]
+    assert any(x.startswith("verdict implement attempt ") for x in block), block
+    assert f"assessment {rows['1.1']['assessment']['classification']}" in block
+    assert f"pull request {fake.host_url}/{sample.full_name}/pull/{pull.number}" in block
 
 
 def test_an_invalid_odw_yml_gives_a_failing_config_check_and_dispatches_nothing(

@@ -5,6 +5,7 @@ gets one line and exit status 2 before anything starts."""
 from __future__ import annotations
 
 import json
+import struct
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -12,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from tests import browser
 from tests.apphost import demo
 from tests.apphost.demo_scenario import target_task
 from tests.conftest import REPO_ROOT
 from tests.fakegithub.oracles import REST_OPENAPI, require_oracle
+from tests.needs import CHROMIUM, unavailable
 from tests.service.live import kill_group
 
 ROADMAP = """\
@@ -156,6 +159,22 @@ def _keep_leaves_the_repository_and_the_service_data(r: Rehearsal) -> None:
 
 
 @pytest.mark.slow
+def test_dashboard_shot_saves_the_runs_dashboard_page_as_a_png(tmp_path: Path) -> None:
+    require_oracle(REST_OPENAPI)
+    if not browser.available():
+        unavailable(CHROMIUM)
+    (tmp_path / "roadmap.md").write_text(ROADMAP)
+    shot = tmp_path / "dashboard.png"
+    proc = _demo("--roadmap", str(tmp_path / "roadmap.md"), "--dashboard-shot", str(shot))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "dashboard of run gh-octo-demo-main-" in proc.stdout and str(shot) in proc.stdout
+    png = shot.read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    width, height = struct.unpack(">II", png[16:24])  # the IHDR chunk
+    assert width >= 1000 and height >= 600
+
+
+@pytest.mark.slow
 def test_agent_script_makes_the_chosen_stage_fail(tmp_path: Path) -> None:
     require_oracle(REST_OPENAPI)
     roadmap, script = tmp_path / "roadmap.md", tmp_path / "script.json"
@@ -187,6 +206,8 @@ def test_agent_script_makes_the_chosen_stage_fail(tmp_path: Path) -> None:
         (["--request-log", "{tmp}/no/dir/log.jsonl"], "its directory does not exist"),
         (["--keep", "{tmp}/bad.json"], "exists and is not a directory"),
         (["--keep", "{tmp}"], "not empty (an earlier rehearsal?)"),
+        (["--dashboard-shot", "{tmp}/shot.jpg"], "a screenshot is a .png file"),
+        (["--dashboard-shot", "{tmp}/no/dir/shot.png"], "its directory does not exist"),
         (["--frobnicate"], "unrecognized arguments: --frobnicate"),
     ],
     ids=[
@@ -203,6 +224,8 @@ def test_agent_script_makes_the_chosen_stage_fail(tmp_path: Path) -> None:
         "request-log-no-dir",
         "keep-is-a-file",
         "keep-not-empty",
+        "dashboard-shot-not-png",
+        "dashboard-shot-no-dir",
         "unknown-option",
     ],
 )

@@ -65,4 +65,24 @@ def test_a_running_run_says_no_commands() -> None:
     run.drive_to("1.1", "implement")
     summary = views.run_check(run.state, views.Links()).summary
     assert "**Next:**" not in summary
-    assert "running implement" in summary
+    assert "| 1.1 | running |" in summary
+
+
+def test_a_running_tasks_stages_and_heads_do_not_edit_the_run_check() -> None:
+    """The front page changes when a task's status does: a new stage, job or
+    branch head of a running task is on its own check run, one click away."""
+    run = Run(CHAIN, maxParallel=1)
+    repo = PR.rsplit("/pull/", 1)[0]
+    run.drive_to("1.1", "design-review")
+    before = views.run_check(run.state, views.Links(repository_url=repo))
+    run.drive_to("1.1", "gates")
+    after = views.run_check(
+        run.state,
+        views.Links(
+            pulls={"1.1": PR}, checks={"1.1": CHECK}, jobs={"1.1": JOB}, repository_url=repo
+        ),
+    )
+    assert after.digest() == before.digest()
+    # The PR by a search for the task's branch, a link that does not move.
+    assert f"[PR]({repo}/pulls?q=is%3Apr%20head%3Aroadmap-1-1)" in after.summary
+    assert "running** at gates" in task_status(run.state, "1.1")  # `/odw status 1.1` says it

@@ -15,6 +15,8 @@ WEBHOOK_EXAMPLES = MODULES / "webhooks-examples/api.github.com/index.json"
 # Real exchanges with api.github.com, recorded by Octokit (tests/github/contract).
 RECORDED = MODULES / "fixtures/scenarios/api.github.com"
 RECORDED_INDEX = RECORDED / "get-repository/normalized-fixture.json"
+# GitHub's GraphQL schema as introspection JSON (the fake validates every document).
+GRAPHQL_SCHEMA = MODULES / "graphql-schema/schema.json"
 
 
 def require_oracle(path: Path) -> Path:

@@ -115,7 +115,7 @@ def get_repository(fake: FakeGitHub, call: Call) -> Reply:
 # -- check runs ------------------------------------------------------------------
 
 
-def _check_fields(run: s.CheckRun, body: dict[str, Any], now: float) -> None:
+def apply_check_fields(run: s.CheckRun, body: dict[str, Any], now: float) -> None:
     for name in ("name", "details_url", "external_id"):
         if name in body:
             setattr(run, name, body[name])
@@ -155,7 +155,7 @@ def create_check_run(fake: FakeGitHub, call: Call) -> Reply:
         fake.now(),
         app_id=fake.app_id,  # the App whose installation token made the request
     )
-    _check_fields(run, body, fake.now())
+    apply_check_fields(run, body, fake.now())
     with fake.lock:
         fake.check_runs[run.id] = run
     fake.webhooks.send("check_run", "created", check_run=run)
@@ -172,7 +172,7 @@ def update_check_run(fake: FakeGitHub, call: Call) -> Reply:
     with fake.lock:
         refuse_reopening(run, call.body or {})
         was = run.status
-        _check_fields(run, call.body, fake.now())
+        apply_check_fields(run, call.body, fake.now())
         run.updates += 1
     if run.status == "completed" and was != "completed":
         fake.webhooks.send("check_run", "completed", check_run=run)

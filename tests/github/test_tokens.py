@@ -12,6 +12,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
+from app import metrics
 from app.github import GitHubApp
 from app.github.auth import AppCredentials, CredentialsError
 from app.github.checks import GitHubChecks
@@ -164,12 +165,17 @@ def test_a_malformed_api_url_is_refused_with_the_setting_named(fake: FakeGitHub)
 def test_requests_are_counted_per_installation_and_operation_for_metrics(
     client: RepositoryClient, fake: FakeGitHub
 ) -> None:
-    client.permissions.permission_of("octo")
-    client.permissions.permission_of("octo")
-    text = client.context.counter.prometheus()
     inst = client.installation_id
-    assert (
-        f'odw_github_requests_total{{installation="{inst}",operation="permissions.get"}} 2' in text
+    before = metrics.REGISTRY.get_sample_value(
+        "odw_github_requests_total", {"installation": str(inst)}
     )
-    assert 'operation="installation_token"} 1' in text
+    client.permissions.permission_of("octo")
+    client.permissions.permission_of("octo")
+    counts = client.context.counter.snapshot()
+    assert counts[(inst, "permissions.get")] == 2
+    assert counts[(inst, "installation_token")] == 1
     assert client.context.counter.total(inst) == len(fake.requests) == 3
+    after = metrics.REGISTRY.get_sample_value(
+        "odw_github_requests_total", {"installation": str(inst)}
+    )
+    assert after == (before or 0) + 3

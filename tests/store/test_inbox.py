@@ -88,16 +88,21 @@ def test_concurrent_claimers_never_share_a_delivery(store: Store) -> None:
     assert all(len(owners) == 1 for owners in taken.values())
 
 
-def test_counts_and_latency(store: Store, clock: FakeClock) -> None:
+def test_counts_and_what_waits(store: Store, clock: FakeClock) -> None:
     store.inbox.record("d1", "push", None, None, b"{}")
+    clock.advance(5)
     store.inbox.record("d2", "star", "created", None, b"{}")
+    store.inbox.record("d3", "star", "created", None, b"{}")
+    assert store.inbox.waiting() == ({"received": 3, "processing": 0}, clock() - 5)
     store.inbox.claim("w", 10)
     clock.advance(0.2)
     store.inbox.finish("d1", "w", "processed")
-    assert store.inbox.counts() == {("push", "processed"): 1, ("star", "received"): 1}
-    cumulative, count, total = store.inbox.latency_histogram((0.1, 0.5))
-    assert (cumulative, count) == ([0, 1], 1)
-    assert total == pytest.approx(0.2)
+    assert store.inbox.counts() == {("push", "processed"): 1, ("star", "received"): 2}
+    assert store.inbox.waiting() == ({"received": 2, "processing": 0}, clock() - 0.2)
+    store.inbox.claim("w", 10, limit=5)
+    for d in ("d2", "d3"):
+        store.inbox.finish(d, "w", "ignored")
+    assert store.inbox.waiting() == ({"received": 0, "processing": 0}, None)
 
 
 def test_a_claim_takes_the_longest_due_first_across_new_retried_and_abandoned(

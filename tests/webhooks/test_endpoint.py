@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 
 import pytest
 from flask.testing import FlaskClient
+from prometheus_client.parser import text_string_to_metric_families
 
 from app.service.handlers import build_router
 from app.service.worker import DeliveryWorker, WorkerConfig
@@ -195,20 +196,51 @@ def test_delivery_status_api(client: FlaskClient, store: Store) -> None:
     assert client.get("/api/deliveries/unknown").status_code == 404
 
 
+def scrape(client: FlaskClient) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """`/metrics` parsed by prometheus_client's own parser: value by (sample, labels)."""
+    resp = client.get("/metrics")
+    assert resp.status_code == 200
+    assert resp.content_type.startswith("text/plain; version=0.0.4")
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(resp.get_data(as_text=True))
+        for sample in family.samples
+    }
+
+
 def test_metrics_report_outcomes_queue_and_outbox(client: FlaskClient, store: Store) -> None:
+    """Counters count in this process (no multiprocess directory here), so the
+    test reads what they gained; the queues are read from the database."""
+    before = scrape(client)
+
+    def gained(name: str, **labels: str) -> float:
+        key = (name, tuple(sorted(labels.items())))
+        return after.get(key, 0.0) - before.get(key, 0.0)
+
     for i, event in enumerate(["star", "star", "fork"]):
         body, headers = oracle.signed(SECRET, event, {"action": "created"}, f"m{i}")
         post(client, body, headers)
+    body, headers = oracle.signed(SECRET, "star", {"action": "created"}, "m0")
+    post(client, body, headers)
+    body, headers = oracle.signed("wrong", "star", {"action": "created"}, "m9")
+    post(client, body, headers)
     store.outbox.enqueue("k1", "comment", {})
-    text = client.get("/metrics").get_data(as_text=True)
-    assert 'odw_delivery_queue_depth{status="received"} 3' in text
-    assert "odw_outbox_backlog 1" in text
+    after = scrape(client)
+    assert after[("odw_inbox_depth", (("status", "received"),))] == 3
+    assert after[("odw_outbox_depth", (("kind", "comment"), ("status", "pending")))] == 1
+    assert gained("odw_webhook_deliveries_total", event="star", outcome="received") == 2
+    assert gained("odw_webhook_deliveries_total", event="fork", outcome="received") == 1
+    assert gained("odw_webhook_deliveries_total", event="star", outcome="duplicate") == 1
+    assert (
+        gained("odw_webhook_deliveries_total", event="unverified", outcome="unauthenticated") == 1
+    )
     drain(store)
-    text = client.get("/metrics").get_data(as_text=True)
-    assert 'odw_deliveries_total{event="star",outcome="ignored"} 2' in text
-    assert 'odw_deliveries_total{event="fork",outcome="ignored"} 1' in text
-    assert 'odw_delivery_queue_depth{status="received"} 0' in text
-    assert "odw_delivery_processing_seconds_count 3" in text
+    after = scrape(client)
+    assert gained("odw_deliveries_handled_total", event="star", outcome="ignored") == 2
+    assert gained("odw_deliveries_handled_total", event="fork", outcome="ignored") == 1
+    assert after[("odw_inbox_depth", (("status", "received"),))] == 0
+    assert after[("odw_inbox_oldest_age_seconds", ())] == 0
+    assert gained("odw_delivery_processing_seconds_count") == 3
 
 
 def test_healthz_reflects_the_database(client: FlaskClient, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -57,7 +57,7 @@ def test_operator_endpoints_answer_the_admin_token(store: Store, tmp_path: Path)
     assert client.post("/webhooks", data=body, headers=headers).status_code == 202
     auth = {"Authorization": f"Bearer {ADMIN}"}
     assert client.get("/api/deliveries/d1", headers=auth).get_json()["id"] == "d1"
-    assert "odw_delivery_queue_depth" in client.get("/metrics", headers=auth).get_data(as_text=True)
+    assert "odw_inbox_depth" in client.get("/metrics", headers=auth).get_data(as_text=True)
 
 
 def test_the_admin_token_comparison_is_exact() -> None:

@@ -30,9 +30,11 @@ from app.apphost.step import load_state
 from app.apphost.sync import base_head
 from app.core.effects import DispatchStage, Effect
 from app.core.identity import Identity
+from app.core.inputs import IntegrationFinished
 from app.core.state import RunState
 from app.engine.perform import gave_up, perform
 from app.gitops.evidence.assess import LocalAssessor, LocalSalvager
+from app.metrics import INTEGRATION_ATTEMPTS, LANDINGS
 
 log = logging.getLogger("odw.apphost")
 
@@ -79,6 +81,8 @@ class CorePerformer:
                     "deadline": effect.deadline_seconds,
                 }
                 self._note(run_id, effect.task, jobUrl=sent.html_url, branch=True)
+        if isinstance(result, IntegrationFinished):
+            count_landing(result)
         if result is not None:
             api.submit(self.context.store, run_id, result)
         return done
@@ -133,6 +137,14 @@ class CorePerformer:
     def _note(self, run_id: str, task: str, **values: Any) -> None:
         """Remember what the views need about a task (its last Actions run, its branch)."""
         self.context.store.projections.merge_task(run_id, task, values)
+
+
+def count_landing(finished: IntegrationFinished) -> None:
+    report = finished.report
+    outcome = "fault" if report is None else "landed" if report.ok else "failed"
+    LANDINGS.labels(outcome=outcome).inc()
+    if report is not None:
+        INTEGRATION_ATTEMPTS.observe(report.attempts)
 
 
 def identity_of(meta: dict[str, Any]) -> Identity | None:

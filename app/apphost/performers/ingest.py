@@ -1,8 +1,9 @@
 """`IngestRequested`: a completed workflow run, trusted only when it is ours, fed
 once to its run.
 
-The run is read again and accepted only as the run recorded at dispatch for a
-live attempt (`dispatched.rejection`); its verdict artifact is fetched and
+The run is taken as its delivery (or the reconciler's read) described it, and
+read again only when neither did; it is accepted only as the run recorded at
+dispatch for a live attempt (`dispatched.rejection`); its verdict artifact is fetched and
 checked, and the attempt ends with `StageFinished`. An ingestion that gives
 up ends its attempt as an infrastructure fault.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -20,14 +20,21 @@ from app.apphost.adapters import attempt_dir
 from app.apphost.app_effects import IngestRequested
 from app.apphost.dispatched import Expected, rejection
 from app.apphost.performers.base import Busy, HostContext
-from app.apphost.runs import live_attempts
+from app.apphost.stage_runs import (
+    Attempt,
+    attempt_of_run,
+    dispatch_pending,
+    job_noted,
+    note_job,
+)
 from app.apphost.step import Step
 from app.core.inputs import StageFinished
 from app.core.judging import Fault
 from app.core.verdict import Verdict
 from app.github.errors import ArtifactExpired, GitHubError, NotFound, UnsafeArtifact
 from app.github.protocols import Artifacts, Runs, WorkflowRun
-from app.store.outbox import Effect as Entry
+from app.logs import log_context
+from app.metrics import STAGE_SECONDS
 
 log = logging.getLogger("odw.apphost")
 
@@ -50,30 +57,19 @@ class NotRecordedYet(Busy):
     the dispatch settles (done, or given up as an infra fault)."""
 
 
-@dataclass(frozen=True)
-class Attempt:
-    """A live stage attempt, as its workflow run is matched to it."""
-
-    run_id: str
-    task: str
-    stage: str
-    number: int
-    lane: str
-    token: str
-    branch: str
-    workflow_run: int  # the run id recorded at dispatch
-
-
 @dataclass
 class IngestPerformer:
     context: HostContext
 
     def perform(self, ingest: IngestRequested, *, again: bool) -> Any:
         client = self.context.github.repository(ingest.installation, ingest.repository)
-        try:
-            run = client.runs.get_run(ingest.workflow_run)
-        except NotFound:
-            return {"ignored": "the workflow run does not exist"}
+        if ingest.run is not None:
+            run = WorkflowRun(**ingest.run)
+        else:
+            try:
+                run = client.runs.get_run(ingest.workflow_run)
+            except NotFound:
+                return {"ignored": "the workflow run does not exist"}
         return self.ingest_run(ingest.installation, ingest.repository, client, run)
 
     def gave_up(self, ingest: IngestRequested, error: str) -> None:
@@ -99,7 +95,7 @@ class IngestPerformer:
             if attempt is None
             else rejection(run, Expected(repository, attempt.branch, attempt.workflow_run))
         )
-        if attempt is None and self._dispatch_pending(installation, repository):
+        if attempt is None and dispatch_pending(self.context.store, installation, repository):
             raise NotRecordedYet(f"a dispatch in {repository} is not recorded yet")
         if attempt is None or why is not None:
             # Logged, never counted: a stranger's run must not wear a task's budget down.
@@ -108,12 +104,16 @@ class IngestPerformer:
                 run.id, repository, run.path, run.head_branch, run.triggering_actor, why,
             )  # fmt: skip
             return {"rejected": why}
-        verdict, fault = self.verdict_of(
-            client, run, attempt.run_id, attempt.task, attempt.stage, attempt.number,
-            attempt.lane, attempt.token,
-        )  # fmt: skip
-        self._note_job(client, run, attempt)
-        step = self._finished(attempt, verdict, fault)
+        with log_context(run=attempt.run_id, task=attempt.task):
+            verdict, fault = self.verdict_of(
+                client, run, attempt.run_id, attempt.task, attempt.stage, attempt.number,
+                attempt.lane, attempt.token,
+            )  # fmt: skip
+            self._note_job(client, run, attempt)
+            step = self._finished(attempt, verdict, fault)
+        if attempt.dispatched_at is not None:
+            took = self.context.store.clock() - attempt.dispatched_at
+            STAGE_SECONDS.labels(stage=attempt.stage).observe(max(0.0, took))
         return {
             "run": attempt.run_id,
             "task": attempt.task,
@@ -122,10 +122,12 @@ class IngestPerformer:
         }
 
     def _note_job(self, client: VerdictGitHub, run: WorkflowRun, attempt: Attempt) -> None:
-        """The stage's Actions job (GitHub's "Details" should land on the job, not
-        the workflow run: bors#356), read once per finished run for the views:
-        the failed job if one failed, else the first. A run whose jobs cannot be
+        """The stage's Actions job, for the views: usually noted already from the
+        `workflow_job` delivery (sent before the run's own); else read once, the
+        failed job if one failed, else the first. A run whose jobs cannot be
         read keeps the run's own link."""
+        if job_noted(self.context.store, attempt):
+            return
         try:
             jobs = client.runs.list_jobs(run.id)
         except GitHubError as exc:
@@ -133,37 +135,11 @@ class IngestPerformer:
             return
         failed = [j for j in jobs if j.conclusion == "failure"]
         chosen = failed or jobs
-        if not chosen or not chosen[0].html_url:
-            return
-        job = chosen[0]
-        lane = f"/{attempt.lane}" if attempt.lane else ""
-        self.context.store.projections.merge_task(
-            attempt.run_id,
-            attempt.task,
-            {"jobUrl": job.html_url, f"job:{attempt.stage}{lane}": job.html_url},
-        )
-
-    def _attempts(self, installation: int, repository: str) -> Iterator[tuple[Attempt, Any]]:
-        """Each live attempt of the repository's open runs, with its dispatch entry."""
-        store = self.context.store
-        for a in live_attempts(store, installation, repository):
-            entry = store.outbox.get(a.key)
-            wf = int((dispatch_record(entry) or {}).get("workflowRun") or 0)
-            attempt = Attempt(a.run_id, a.task, a.stage, a.attempt, a.lane, a.token, a.branch, wf)
-            yield attempt, entry
+        if chosen and chosen[0].html_url:
+            note_job(self.context.store, attempt, chosen[0].html_url)
 
     def live_attempt(self, installation: int, repository: str, workflow_run: int) -> Attempt | None:
-        """The live attempt whose dispatch recorded `workflow_run` as its run."""
-        for attempt, _ in self._attempts(installation, repository):
-            if attempt.workflow_run == workflow_run:
-                return attempt
-        return None
-
-    def _dispatch_pending(self, installation: int, repository: str) -> bool:
-        return any(
-            entry is not None and entry.status in ("pending", "in_flight")
-            for _, entry in self._attempts(installation, repository)
-        )
+        return attempt_of_run(self.context.store, installation, repository, workflow_run)
 
     def _finished(self, attempt: Attempt, verdict: Verdict | None, fault: Fault | None) -> Step:
         """Tell the core an attempt is over, with its verdict or the fault that ended it."""
@@ -220,10 +196,3 @@ class IngestPerformer:
         if (verdict.token, verdict.task, verdict.stage) != (token, task, stage):
             return infra("the verdict names another attempt (token, task or stage differ)")
         return verdict, None
-
-
-def dispatch_record(entry: Entry | None) -> dict[str, Any] | None:
-    """What a dispatch entry recorded once done (its run id, when, its deadline)."""
-    if entry is None or entry.status != "done" or not isinstance(entry.result, dict):
-        return None
-    return entry.result

@@ -44,17 +44,18 @@ class StartPerformer:
     context: HostContext
 
     def perform(self, start: StartRequested, *, again: bool) -> Any:
-        key = start.key
+        key, default = start.key, None
         if key.base == api.DEFAULT_BASE:
-            key = replace(key, base=self.context.client(key).contents.default_branch())
+            default = self.context.client(key).contents.default_branch()
+            key = replace(key, base=default)
         lease = f"app-start:{key.installation}:{key.repository}:{key.base}"
         with self.context.holding(lease, f"another executor is starting a run of {key.label()}"):
-            return self._start(key, start)
+            return self._start(key, start, default)
 
     def gave_up(self, start: StartRequested, error: str) -> None:
         """Nothing waits on a start: its failure is the entry's last error."""
 
-    def _start(self, key: RunKey, start: StartRequested) -> Any:
+    def _start(self, key: RunKey, start: StartRequested, default: str | None) -> Any:
         ctx = self.context
         open_id = find_open(ctx.store, key)
         if open_id is not None:
@@ -63,7 +64,7 @@ class StartPerformer:
         client = ctx.client(key)
         # Fail closed: credentials that cannot do what the run needs start a
         # run that halts at once (its check says what to grant).
-        preflight = check_credentials(client, key.base)
+        preflight = check_credentials(client, key.base, default)
         if any(m.needed_for == "read the base" for m in preflight.missing):
             log.warning("cannot start %s: %s", key.label(), preflight.halt())
             return {"blocked": preflight.blocked()}

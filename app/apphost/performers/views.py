@@ -65,7 +65,7 @@ class ViewsPerformer:
         state = load_state(ctx.store, run_id)
         meta = run_meta(ctx.store, run_id)
         key = RunKey.from_json(meta["key"])
-        ViewSync(
+        sync = ViewSync(
             ctx.store,
             ctx.client(key),
             run_id,
@@ -76,5 +76,16 @@ class ViewsPerformer:
             details_url=ctx.config.details_url,
             again=again,
             mention=mentions(meta),
-        ).sync(state)
+        )
+        sync.sync(state)
+        if sync.later is not None:
+            # A progress edit was held: the sync that makes it, coalesced by when.
+            enqueue(
+                ctx.store,
+                f"{run_id}/views/later/{sync.later:.2f}",
+                SyncViews(run_id=run_id),
+                run_id=run_id,
+                not_before=sync.later,
+            )
+            return {"version": state.version, "held until": sync.later}
         return {"version": state.version}

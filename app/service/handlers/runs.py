@@ -13,10 +13,12 @@ import logging
 
 from app.apphost import api
 from app.apphost.runs import RunKey, find_open
+from app.apphost.stage_runs import attempt_of_run, job_noted, note_job
 from app.core.naming import task_id_from_branch
 from app.core.ownership import PullFacts
+from app.github.actions import run_from_json
 from app.service.outcome import HandlerContext
-from webhooks.payloads import PullRequestEvent, PushEvent, WorkflowRunEvent
+from webhooks.payloads import PullRequestEvent, PushEvent, WorkflowJobEvent, WorkflowRunEvent
 from webhooks.router import Router
 
 log = logging.getLogger("odw.apphost")
@@ -27,13 +29,17 @@ router = Router()
 ODW_TRAILER = "ODW-Run:"
 
 
-def _where(event: PushEvent | PullRequestEvent | WorkflowRunEvent) -> tuple[int, str] | None:
+def _where(
+    event: PushEvent | PullRequestEvent | WorkflowRunEvent | WorkflowJobEvent,
+) -> tuple[int, str] | None:
     if event.installation_id is None or event.repo is None:
         return None  # not sent to the App (the activity handler says so)
     return event.installation_id, event.repo
 
 
-def _skip(event: PushEvent | PullRequestEvent | WorkflowRunEvent, why: str) -> None:
+def _skip(
+    event: PushEvent | PullRequestEvent | WorkflowRunEvent | WorkflowJobEvent, why: str
+) -> None:
     """Nothing for runs to do; the delivery is still recorded by the activity handler."""
     log.debug("%s: %s", event.subject(), why)
 
@@ -67,7 +73,8 @@ def on_push(event: PushEvent, ctx: HandlerContext) -> None:
 
 @router.register("workflow_run", "completed")
 def on_workflow_run(event: WorkflowRunEvent, ctx: HandlerContext) -> None:
-    """A finished stage run is read again and judged by the executor (once per attempt)."""
+    """A finished stage run, as the delivery describes it, is judged by the executor
+    (once per attempt)."""
     where = _where(event)
     if where is None:
         return
@@ -82,8 +89,25 @@ def on_workflow_run(event: WorkflowRunEvent, ctx: HandlerContext) -> None:
         repository=repo,
         workflow_run=run.id,
         attempt=run.run_attempt or 1,
+        run=run_from_json(run.model_dump(mode="json")),
         tx=ctx.tx,
     )
+
+
+@router.register("workflow_job", "completed")
+def on_workflow_job(event: WorkflowJobEvent, ctx: HandlerContext) -> None:
+    """A stage's job finished: its link is noted for the views now, so judging
+    its run (whose delivery follows) reads no job list."""
+    where = _where(event)
+    job = event.workflow_job
+    if where is None or not job.html_url:
+        return
+    attempt = attempt_of_run(ctx.store, *where, job.run_id)
+    if attempt is None:
+        _skip(event, f"workflow run {job.run_id} is no live attempt's (yet)")
+        return
+    if job.conclusion == "failure" or not job_noted(ctx.store, attempt):
+        note_job(ctx.store, attempt, job.html_url, tx=ctx.tx)
 
 
 @router.register("pull_request", "closed")
