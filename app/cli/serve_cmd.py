@@ -138,13 +138,15 @@ def metrics_dir(settings: Settings, port: int) -> str:
 def run_serve(args: argparse.Namespace) -> int:
     import tempfile
 
-    from app.service.startup_checks import check_for_serve
+    from app.service.startup_checks import check_services, check_settings
 
-    settings, findings = check_for_serve()
+    settings, findings = check_settings()
     if settings is None or findings.problems:
-        # One line per problem, each naming its variable (main prefixes the first).
-        raise UsageError("\nodw serve: ".join(findings.problems))
+        raise _refused(findings.problems)
     metrics_dir(settings, args.port)
+    check_services(settings, findings)
+    if findings.problems:
+        raise _refused(findings.problems)
 
     from prometheus_client import multiprocess
 
@@ -213,6 +215,11 @@ def run_serve(args: argparse.Namespace) -> int:
     finally:
         intake.close()
     return 0
+
+
+def _refused(problems: list[str]) -> UsageError:
+    """One line per problem, each naming its variable (main prefixes the first)."""
+    return UsageError("\nodw serve: ".join(problems))
 
 
 def stop_on_signals(what: str, *, obey: bool = True) -> threading.Event:

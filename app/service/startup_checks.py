@@ -36,9 +36,11 @@ class Findings:
     github: str = GITHUB_UNSET
 
 
-def check_for_serve() -> tuple[Settings | None, Findings]:
-    """The settings and what is wrong with them; settings are None when they
-    cannot even be read (each invalid variable is then a problem)."""
+def check_settings() -> tuple[Settings | None, Findings]:
+    """The settings and what is wrong with them on this host (the secret, the
+    data directory, `git`), without importing the store or the metrics (whose
+    directory `odw serve` sets up first); settings are None when they cannot
+    even be read (each invalid variable is then a problem)."""
     found = Findings()
     try:
         settings = load_settings()
@@ -50,14 +52,19 @@ def check_for_serve() -> tuple[Settings | None, Findings]:
     except SettingsError as exc:
         found.problems.append(str(exc))
     found.problems.extend(_data_dir(settings.data_dir))
-    if settings.database_url or not found.problems:
-        found.problems.extend(_database(settings))
+    found.problems.extend(_credentials_given(settings))
     if shutil.which("git") is None:
         found.problems.append(
             "PATH: no `git` found; the App's landings run git: install it or add it to PATH"
         )
-    _github(settings, found)
     return settings, found
+
+
+def check_services(settings: Settings, found: Findings) -> None:
+    """What the settings point at: the database, and the App's credentials
+    as GitHub judges them."""
+    found.problems.extend(_database(settings))
+    _github(settings, found)
 
 
 def _data_dir(path: Path) -> list[str]:
@@ -98,29 +105,35 @@ def _first_line(exc: BaseException) -> str:
     return text[0] if text else type(cause).__name__
 
 
+def _credentials_given(settings: Settings) -> list[str]:
+    """The App's id and key path: both or neither, and an id GitHub could give."""
+    app_id, key_path = settings.app_id, settings.private_key_path
+    if app_id is None and key_path is None:
+        return []  # deliveries are stored, not acted on (the worker says so at start)
+    if app_id is None or key_path is None:
+        given, missing = (
+            ("ODW_APP_ID", "ODW_PRIVATE_KEY_PATH") if key_path is None else
+            ("ODW_PRIVATE_KEY_PATH", "ODW_APP_ID")
+        )  # fmt: skip
+        return [
+            f"{missing}: not set while {given} is; the App needs both "
+            "(its id and the path of its private key, the .pem file GitHub gave)"
+        ]
+    if app_id <= 0:
+        return [f"ODW_APP_ID: must be the App's id, a positive number, got {app_id}"]
+    return []
+
+
 def _github(settings: Settings, found: Findings) -> None:
-    """The App's credentials: both or neither, a key that signs, and a JWT
-    GitHub accepts."""
+    """A key that signs, and a JWT GitHub accepts (the id and key path are
+    both set: `_credentials_given`)."""
     from app.github import GitHubApp
     from app.github.auth import AppCredentials, CredentialsError
     from app.github.errors import GitHubError, Unauthorized
     from app.github.retry import RetryPolicy
 
     app_id, key_path = settings.app_id, settings.private_key_path
-    if app_id is None and key_path is None:
-        return  # deliveries are stored, not acted on (the worker says so at start)
     if app_id is None or key_path is None:
-        given, missing = (
-            ("ODW_APP_ID", "ODW_PRIVATE_KEY_PATH") if key_path is None else
-            ("ODW_PRIVATE_KEY_PATH", "ODW_APP_ID")
-        )  # fmt: skip
-        found.problems.append(
-            f"{missing}: not set while {given} is; the App needs both "
-            "(its id and the path of its private key, the .pem file GitHub gave)"
-        )
-        return
-    if app_id <= 0:
-        found.problems.append(f"ODW_APP_ID: must be the App's id, a positive number, got {app_id}")
         return
     try:
         credentials = AppCredentials.load(app_id, key_path)
