@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 
 HOST = socket.gethostname()
 
@@ -30,3 +31,12 @@ def pid_alive(pid: int) -> bool:
 def process_alive(host: str, pid: int) -> bool:
     """True when `pid` runs on `host` and `host` is this one; False otherwise."""
     return host == HOST and pid_alive(pid)
+
+
+def owner_alive(owner: str, alive: Callable[[str, int], bool] = process_alive) -> bool:
+    """Whether the process named by a lease owner `host:pid:...` (a delivery
+    worker's or an executor's) may still run: False only for a process of this
+    host that is gone; an owner of another shape is taken as alive."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    return not pid.isdigit() or alive(host, int(pid))

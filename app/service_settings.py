@@ -26,7 +26,12 @@ _PLAIN_URL = re.compile(r"(?:(?![\\?#])[!-~])+")
 
 
 class SettingsError(Exception):
-    """Configuration is missing or invalid; the message is one line."""
+    """Configuration is missing or invalid; the message is one line, and
+    `problems` holds one line per variable."""
+
+    def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems or (message,)
 
 
 def _loopback(host: str) -> bool:
@@ -185,4 +190,4 @@ def load_settings(**overrides: object) -> Settings:
         for err in exc.errors():
             field = str(err["loc"][0]) if err["loc"] else "?"
             problems.append(f"ODW_{field.upper()}: {err['msg']}")
-        raise SettingsError("invalid settings: " + "; ".join(problems)) from None
+        raise SettingsError("invalid settings: " + "; ".join(problems), tuple(problems)) from None

@@ -67,11 +67,14 @@ class AppHost:
 
     @classmethod
     def from_settings(cls, settings: Settings, store: Store) -> AppHost | None:
-        """The host for `odw serve`, or None when the App's credentials are not set.
-        Asks GitHub for the App's slug (`GitHubApp.identify`): its bot login is
-        whose comments and pull requests the host trusts as its own."""
-        if settings.app_id is None or (
-            settings.private_key_path is None and settings.private_key is None
+        """The host for `odw serve`, or None when none of the App's credentials is
+        set; one without the other, or an unusable key, is CredentialsError. Asks
+        GitHub for the App's slug (`GitHubApp.identify`): its bot login is whose
+        comments and pull requests the host trusts as its own."""
+        if (
+            settings.app_id is None
+            and settings.private_key_path is None
+            and settings.private_key is None
         ):
             log.info("ODW_APP_ID / ODW_PRIVATE_KEY(_PATH) unset: webhooks are stored, not acted on")
             return None

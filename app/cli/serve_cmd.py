@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from app.cli.errors import UserError
+from app.cli.errors import UsageError, UserError
 
 if TYPE_CHECKING:
     from app.apphost.host import AppHost
@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 # here runs, so the rest of `odw` starts quickly.
 
 log = logging.getLogger("odw.serve")
+
+# Below app.web.server.COMPANION_STOP_SECONDS, so the worker stops on its own.
+WORKER_STOP_SECONDS = 1.0
+# How often a companion looks whether it must stop.
+COMPANION_TICK = 0.2
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,7 +44,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         required=True,
         help="inherited descriptor of the listening Unix socket (odw serve passes it)",
     )
-    i.set_defaults(func=run_intake)
+    # Companions end without the interpreter's teardown (`main.exit_at_once`):
+    # it cost seconds of the stop's budget after a burst, and they have
+    # closed what needs closing.
+    i.set_defaults(func=run_intake, exit_at_once=True)
 
     w = sub.add_parser("worker", help="process stored deliveries (no HTTP)")
     w.add_argument("--threads", type=int, default=None, help="worker threads (default ODW_WORKERS)")
@@ -49,7 +57,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="stop once process PID is no longer this one's parent (how `odw serve` runs it)",
     )
-    w.set_defaults(func=run_worker)
+    w.set_defaults(func=run_worker, exit_at_once=True)
 
     db = sub.add_parser("db", help="database schema commands")
     dbsub = db.add_subparsers(dest="db_command", metavar="COMMAND", required=True)
@@ -128,14 +136,15 @@ def metrics_dir(settings: Settings, port: int) -> str:
 def run_serve(args: argparse.Namespace) -> int:
     import tempfile
 
-    from app.service_settings import SettingsError
+    from app.service.startup_checks import check_services, check_settings
 
-    settings = _settings()
-    try:
-        settings.require_webhook_secret()
-    except SettingsError as exc:
-        raise UserError(str(exc)) from None
+    settings, findings = check_settings()
+    if settings is None or findings.problems:
+        raise _refused(findings.problems)
     metrics_dir(settings, args.port)
+    check_services(settings, findings)
+    if findings.problems:
+        raise _refused(findings.problems)
 
     from prometheus_client import multiprocess
 
@@ -148,6 +157,8 @@ def run_serve(args: argparse.Namespace) -> int:
     from app.web.server import Companion, GunicornApp, gunicorn_options
 
     configure_logging(settings.log_level)
+    for warning in findings.warnings:
+        log.warning(warning)
     # Migrate (or check) once in the master, before gunicorn forks its workers.
     open_store(settings).close()
     state: dict[str, Any] = {}
@@ -164,7 +175,13 @@ def run_serve(args: argparse.Namespace) -> int:
     def factory() -> Any:
         store = Store(settings.database)
         state["store"] = store
-        return create_app(settings, store, intake=IntakeClient(intake.path))
+        return create_app(
+            settings,
+            store,
+            intake=IntakeClient(intake.path),
+            worker_required=settings.workers > 0,
+            github=findings.github,
+        )
 
     def post_worker_init(_worker: Any) -> None:
         configure_logging(settings.log_level)
@@ -198,17 +215,47 @@ def run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def stop_on_signals(what: str) -> threading.Event:
-    """An event set by SIGTERM or SIGINT: a companion process's way to stop."""
+def _refused(problems: list[str]) -> UsageError:
+    """One line per problem, each naming its variable (main prefixes the first)."""
+    return UsageError("\nodw serve: ".join(problems))
+
+
+def stop_on_signals(what: str, *, obey: bool = True) -> threading.Event:
+    """An event set by SIGTERM or SIGINT (`obey`), or only logged (the intake:
+    see `stop_at_stdin_end`)."""
     stop = threading.Event()
 
     def on_signal(signum: int, _frame: object) -> None:
-        log.info("%s stopping on %s", what, signal.Signals(signum).name)
-        stop.set()
+        name = signal.Signals(signum).name
+        if obey:
+            log.info("%s stopping on %s", what, name)
+            stop.set()
+        else:
+            log.info("%s got %s: serving until odw serve's HTTP processes are done", what, name)
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     return stop
+
+
+def stop_at_stdin_end(what: str, stop: threading.Event) -> None:
+    """Set `stop` once stdin ends: `odw serve`'s master closes a companion's
+    stdin to stop it, after its HTTP processes are done (`app.web.server.Companion`).
+    A SIGTERM sent to the whole process group reaches the intake while HTTP
+    request threads still wait on it; stopping then left them waiting for an
+    answer until gunicorn's graceful timeout (30 s)."""
+
+    def watch() -> None:
+        try:
+            while os.read(0, 4096):
+                pass
+        except OSError:
+            pass
+        if not stop.is_set():
+            log.info("%s stopping: odw serve asked", what)
+        stop.set()
+
+    threading.Thread(target=watch, name=f"odw-{what}-stdin", daemon=True).start()
 
 
 def run_intake(args: argparse.Namespace) -> int:
@@ -226,12 +273,16 @@ def run_intake(args: argparse.Namespace) -> int:
         listener.detach()
         raise UserError(f"--listen-fd {args.listen_fd} is not a Unix stream socket")
     store = open_store(settings)
-    stop = stop_on_signals("intake")
+    stop = stop_on_signals("intake", obey=False)
+    stop_at_stdin_end("intake", stop)
     parent = os.getppid()
     log.info("intake started", extra={"database": store.describe()})
     # Also stops when the master is gone (its children are then reparented).
     serve_intake(
-        BatchWriter(store.inbox), listener, lambda: not stop.is_set() and os.getppid() == parent
+        BatchWriter(store.inbox),
+        listener,
+        lambda: not stop.is_set() and os.getppid() == parent,
+        tick=COMPANION_TICK,
     )
     listener.close()  # this process's copy; the master keeps its own
     store.close()
@@ -253,6 +304,12 @@ def run_worker(args: argparse.Namespace) -> int:
     store = open_store(settings)
     host = _app_host(settings, store)
     stop = stop_on_signals("worker")
+    returned = store.inbox.release_dead()
+    if returned:
+        log.info("%d deliveries held by stopped workers of this host are due again", returned)
+    returned = store.outbox.release_dead()
+    if returned:
+        log.info("%d effects held by stopped executors of this host are due again", returned)
     pool = WorkerPool(store, build_router(), worker_config(settings), threads).start()
     if host is not None:
         host.start()
@@ -261,16 +318,19 @@ def run_worker(args: argparse.Namespace) -> int:
     # the intake does: a killed `odw serve` must not leave a worker behind. The
     # master names itself, so a master killed before this line is noticed too.
     pulse = Pulse(store, acts_on_runs=host is not None)
-    pulse.due()
-    while not stop.wait(0.5):
-        pulse.due()
+    running = [*pool.threads, *(host.threads if host is not None else [])]
+    pulse.due(running)
+    while not stop.wait(COMPANION_TICK):
         if args.master_pid is not None and os.getppid() != args.master_pid:
             log.info("worker stopping: its master %s is gone", args.master_pid)
             break
-    pulse.end()
-    clean = pool.stop(timeout=30)
+        pulse.due(running)
+    # Within what `odw serve` waits for its companions: a delivery not finished
+    # by then stays in the inbox, and the next start takes it up at once.
+    clean = pool.stop(timeout=WORKER_STOP_SECONDS)
     if host is not None:
-        host.stop(timeout=30)
+        host.stop(timeout=WORKER_STOP_SECONDS / 2)
+    pulse.end()
     store.close()
     log.info("worker stopped", extra={"clean": clean})
     return 0 if clean else 1
@@ -286,7 +346,7 @@ def _app_host(settings: Settings, store: Store) -> AppHost | None:
         return AppHost.from_settings(settings, store)
     except CredentialsError as exc:
         store.close()
-        raise UserError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     except GitHubError as exc:
         store.close()
         raise UserError(f"cannot read the App from GitHub: {exc}") from None

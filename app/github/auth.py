@@ -17,6 +17,9 @@ from datetime import datetime
 from pathlib import Path
 
 import jwt
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 from app.github.timing import Clock, SystemClock
 
@@ -31,6 +34,21 @@ MISSING = (
 
 class CredentialsError(ValueError):
     """The App's id or private key is missing or unreadable."""
+
+
+def rsa_key_problem(pem: str) -> str | None:
+    """Why `pem` cannot sign the App's JWTs (GitHub gives Apps unencrypted RSA
+    keys in PEM), or None when it can: checked when the key is read, not at
+    the first request that needs it."""
+    try:
+        key = serialization.load_pem_private_key(pem.encode(), password=None)
+    except TypeError:
+        return "is an encrypted key: GitHub's download is not encrypted; use that file"
+    except (ValueError, UnsupportedAlgorithm):
+        return "is not a PEM private key (the .pem file GitHub gives an App)"
+    if not isinstance(key, rsa.RSAPrivateKey):
+        return "is not an RSA key (a GitHub App's key is RSA)"
+    return None
 
 
 @dataclass(frozen=True, repr=False)
@@ -67,8 +85,9 @@ class AppCredentials:
             raise CredentialsError(
                 f"ODW_PRIVATE_KEY_PATH: cannot read {private_key_path}: {exc.strerror}"
             ) from None
-        if "PRIVATE KEY" not in key:
-            raise CredentialsError(f"ODW_PRIVATE_KEY_PATH: {private_key_path} is not a PEM key")
+        problem = rsa_key_problem(key)
+        if problem is not None:
+            raise CredentialsError(f"ODW_PRIVATE_KEY_PATH: {private_key_path} {problem}")
         return cls(app_id, key)
 
     def jwt(self, now: float) -> str:

@@ -105,15 +105,9 @@ class GitHubApp:
         The slug is GitHub's answer, never a setting, so the comments and pull
         requests ODW trusts as its own are those of the App that holds the key
         (https://docs.github.com/rest/apps/apps#get-the-authenticated-app)."""
-        ctx = self.context
-        app = self._as_app()
-
-        def read() -> tuple[str, str]:
-            _, data = app.requester.requestJsonAndCheck("GET", "/app")
-            return str(data["slug"]), str(data.get("html_url") or "")
-
-        slug, self.html_url = run(ctx, 0, "apps.get-authenticated", read)
-        ctx.bot_login = f"{slug}[bot]"
+        data = self.authenticated_app()
+        slug, self.html_url = str(data["slug"]), str(data.get("html_url") or "")
+        self.context.bot_login = f"{slug}[bot]"
         return slug
 
     def installation_of(self, full_name: str) -> int:
@@ -127,6 +121,18 @@ class GitHubApp:
             return int(data["id"])
 
         return run(ctx, 0, "apps.installation", read)
+
+    def authenticated_app(self) -> dict[str, object]:
+        """The App as GitHub knows it (`GET /app` with the App's JWT); raises
+        `Unauthorized` when GitHub refuses the JWT: an App id and a key that do
+        not belong together."""
+        app = self._as_app()
+
+        def read() -> dict[str, object]:
+            _, data = app.requester.requestJsonAndCheck("GET", "/app")
+            return dict(data)
+
+        return run(self.context, 0, "apps.get-authenticated", read)
 
     def repository(self, installation_id: int, full_name: str) -> RepositoryClient:
         if full_name.count("/") != 1 or not all(full_name.split("/")):

@@ -1,19 +1,29 @@
 """The worker's heartbeat in the database (`Store.heartbeats`), renewed from its
-main loop: a command reading the same database sees whether a service will act
-on what it records, and whether that service runs the App."""
+main loop while every thread it runs is alive.
+
+A command reading the same database sees whether a service will act on what it
+records, and whether that service runs the App (`odw app run`); `/healthz`
+sees whether a delivery worker is beating at all (a worker that died, hung or
+lost a thread stops renewing, and is stale after `STALE_SECONDS`, in
+`app/store/heartbeats.py`).
+"""
 
 from __future__ import annotations
 
 import logging
 import secrets
+import threading
 import time
+from collections.abc import Sequence
 
 from app.liveness import HOST
 from app.store import Store
 
 log = logging.getLogger("odw.service")
 
-BEAT_SECONDS = 5.0
+# Renewed this often; `/healthz` counts a worker down after
+# `app.store.heartbeats.STALE_SECONDS` without it.
+BEAT_SECONDS = 1.0
 
 
 class Pulse:
@@ -22,12 +32,22 @@ class Pulse:
         self.acts_on_runs = acts_on_runs
         self.process = f"{HOST}:{secrets.token_hex(6)}"
         self._next = 0.0
+        self._dead: list[str] = []
 
-    def due(self) -> None:
-        """Beat when `BEAT_SECONDS` have passed since the last beat; a database
-        that cannot be written is logged, and tried again on the next call."""
+    def due(self, threads: Sequence[threading.Thread] = ()) -> None:
+        """Beat when `BEAT_SECONDS` have passed since the last beat and every one
+        of `threads` runs; a database that cannot be written is logged, and
+        tried again on the next call."""
         now = time.monotonic()
         if now < self._next:
+            return
+        dead = [t.name for t in threads if not t.is_alive()]
+        if dead:
+            if dead != self._dead:
+                log.error(
+                    "worker threads died: %s; /healthz reports the worker down", ", ".join(dead)
+                )
+            self._dead = dead
             return
         try:
             self.store.heartbeats.beat(self.process, acts_on_runs=self.acts_on_runs)

@@ -229,6 +229,10 @@ class WorkerPool:
             t.start()
         return self
 
+    def running(self) -> bool:
+        """Every thread still runs (one that died takes its share of the work with it)."""
+        return all(t.is_alive() for t in self.threads)
+
     def stop(self, timeout: float = 30.0) -> bool:
         """Signal and wait; True when every thread finished in time."""
         self.stop_event.set()

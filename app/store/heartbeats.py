@@ -1,6 +1,7 @@
 """Service heartbeats: each process that acts on deliveries renews its row every
-few seconds, so a command reading the same database (`odw app run`) can tell
-whether anything will act on what it records."""
+second while all its threads run, so a command reading the same database
+(`odw app run`) can tell whether anything will act on what it records, and
+`/healthz` whether a delivery worker is alive."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ from app.store.schema import service_heartbeats
 
 # A row not renewed for this long is a process that is gone.
 LIVE_SECONDS = 20.0
+# Renewed every second (`app/service/heartbeat.Pulse`): `/healthz` counts a
+# worker down after this long without it (hung, or a thread died).
+STALE_SECONDS = 5.0
 # Rows of processes gone this long are deleted when another beats.
 FORGET_SECONDS = 86_400.0
 

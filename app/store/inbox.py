@@ -8,13 +8,14 @@ taken over cannot finish (the fence), so a delivery's effects commit once.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
 from sqlalchemy import Connection, and_, bindparam, func, or_, select, update
 
+from app.liveness import HOST, owner_alive, process_alive
 from app.metrics import CLAIMS_RECLAIMED
 from app.store.base import Part
 from app.store.engine import REPEATABLE
@@ -241,6 +242,37 @@ class Inbox(Part):
                 ).rowcount
                 == 1
             )
+
+    def release_dead(self, alive: Callable[[str, int], bool] = process_alive) -> int:
+        """Make due again the deliveries held by workers of this host whose
+        process is gone (a worker stopped before it finished, or killed), so a
+        restart takes them up at once instead of after their lease; how many.
+        A worker's owner is `host:pid:...` (`app.service.worker.new_owner`);
+        holders on other hosts are judged by their lease's expiry, as before."""
+        with self._read(None) as conn:
+            held = conn.execute(
+                select(deliveries.c.id, deliveries.c.lease_owner).where(
+                    deliveries.c.status == "processing",
+                    deliveries.c.lease_owner.startswith(f"{HOST}:", autoescape=True),
+                )
+            ).all()
+        dead = {o for _, o in held if not owner_alive(o, alive)}
+        returned = 0
+        for delivery_id, owner in held:
+            if owner not in dead:
+                continue
+            with self._repeatable() as conn:
+                returned += conn.execute(
+                    update(deliveries)
+                    .where(_held(delivery_id, owner))
+                    .values(
+                        status="received",
+                        next_attempt_at=self.clock(),
+                        lease_owner=None,
+                        lease_expires_at=None,
+                    )
+                ).rowcount
+        return returned
 
     def counts(self) -> dict[tuple[str, str], int]:
         """Deliveries by (event, status)."""

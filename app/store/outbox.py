@@ -5,12 +5,13 @@ the effect."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlalchemy import Connection, and_, func, or_, select, update
 
+from app.liveness import HOST, owner_alive, process_alive
 from app.metrics import CLAIMS_RECLAIMED
 from app.store.base import Part, dumps, loads
 from app.store.schema import outbox
@@ -154,6 +155,25 @@ class Outbox(Part):
             q = q.where(outbox.c.run_id == run_id)
         with self._read(tx) as conn:
             return [_effect(r) for r in conn.execute(q)]
+
+    def release_dead(self, alive: Callable[[str, int], bool] = process_alive) -> int:
+        """Make due again the effects held by executors of this host whose
+        process is gone (stopped mid-effect, or killed), so a restart performs
+        them at once instead of after their lease; how many. The attempt
+        stays counted, so the performer knows it may have run before."""
+        with self._read(None) as conn:
+            held = conn.execute(
+                select(outbox.c.key, outbox.c.lease_owner, outbox.c.attempts).where(
+                    outbox.c.status == "in_flight",
+                    outbox.c.lease_owner.startswith(f"{HOST}:", autoescape=True),
+                )
+            ).all()
+        gone = [(k, o, n) for k, o, n in held if not owner_alive(o, alive)]
+        now = self.clock()
+        return sum(
+            self._settle(key, owner, n, {"status": "pending", "next_attempt_at": now}, None)
+            for key, owner, n in gone
+        )
 
     def backlog(self) -> dict[str, int]:
         """Effects by status."""

@@ -17,6 +17,7 @@ from app.store import Store
 from app.web import dashboard, metrics
 from app.web.admin import guard_operator_endpoints
 from app.web.edge import WebhookEdge
+from app.web.health import health
 from app.web.intake import Intake
 from app.web.intake.group_commit import GroupCommit
 from webhooks.delivery import MAX_BODY_BYTES
@@ -29,12 +30,19 @@ def _error(status: int, message: str) -> tuple[Response, int]:
 
 
 def create_app(
-    settings: Settings, store: Store | None = None, *, intake: Intake | None = None
+    settings: Settings,
+    store: Store | None = None,
+    *,
+    intake: Intake | None = None,
+    worker_required: bool = False,
+    github: str = "not configured",
 ) -> Flask:
     """The Flask app; `store` defaults to the settings' database (schema must
     already be current: `odw serve` migrates before forking workers).
     Deliveries are stored through `intake`: by default a writer thread in
-    this process; `odw serve` passes the client of its intake process."""
+    this process; `odw serve` passes the client of its intake process, says
+    whether it runs delivery workers, and what GitHub answered at start
+    (`app.web.health`)."""
     settings.require_webhook_secret()
     secrets = settings.webhook_secrets()
     db = store if store is not None else Store.open(settings.database, migrate_schema=False)
@@ -54,14 +62,8 @@ def create_app(
 
     @app.get("/healthz")
     def healthz() -> tuple[Response, int]:
-        # Ready means a delivery sent now would be stored and answered.
-        parts = {
-            "database": "ok" if db.ping() else "unreachable",
-            "intake": "ok" if intake.ready() else "unreachable",
-        }
-        if all(v == "ok" for v in parts.values()):
-            return jsonify({"status": "ok", **parts}), 200
-        return jsonify({"status": "unavailable", **parts}), 503
+        body, status = health(db, intake, worker_required=worker_required, github=github)
+        return jsonify(body), status
 
     @app.get("/metrics")
     def prometheus() -> Response:

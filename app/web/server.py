@@ -32,6 +32,15 @@ log = logging.getLogger("odw.serve")
 # queueing for it.
 THREADS_PER_CORE = 8
 
+# `odw serve` stops within STOP_SECONDS of SIGTERM, as container platforms
+# expect before their SIGKILL: the HTTP processes get HTTP_STOP_SECONDS to
+# answer what they hold (a request still being read is dropped unanswered, so
+# never acknowledged), then the companions COMPANION_STOP_SECONDS. What a
+# delivery worker had not finished stays in the inbox for the next start.
+STOP_SECONDS = 5.0
+HTTP_STOP_SECONDS = 3  # gunicorn takes whole seconds
+COMPANION_STOP_SECONDS = 1.5
+
 
 def http_shape(settings: Settings, cores: int | None = None) -> tuple[int, int]:
     """(processes, threads per process) for gunicorn: one process per two
@@ -71,7 +80,7 @@ def gunicorn_options(settings: Settings, host: str, port: int) -> dict[str, Any]
         ),
         "threads": threads,
         "timeout": 30,
-        "graceful_timeout": 30,
+        "graceful_timeout": HTTP_STOP_SECONDS,
         "keepalive": 5,
         "accesslog": None,
         "errorlog": "-",
@@ -141,7 +150,12 @@ class GunicornApp(BaseApplication):  # type: ignore[misc]
 
 @dataclass
 class Companion:
-    """A process the master keeps alive: `argv`, with `pass_fds` inherited."""
+    """A process the master keeps alive: `argv`, with `pass_fds` inherited.
+
+    Its stdin is a pipe from the master, closed when the master stops it (or
+    dies): a companion that must outlive the HTTP processes, as the intake
+    must, stops at that end of file and not at a SIGTERM sent to the whole
+    process group (`kill -TERM -PGID`, systemd's control-group stop)."""
 
     name: str
     argv: list[str]
@@ -180,11 +194,13 @@ class CompanionArbiter(Arbiter):  # type: ignore[misc]
                 log.error("%s process %s exited; restarting", c.name, c.proc.pid)
                 # The hook an HTTP worker's exit runs (it reads only `.pid`).
                 self.cfg.child_exit(self, c.proc)
+                if c.proc.stdin is not None:
+                    c.proc.stdin.close()
                 c.proc = None
                 c.due = now + self.RESTART_DELAYS[min(c.restarts, len(self.RESTART_DELAYS) - 1)]
                 c.restarts += 1
             if now >= c.due:
-                c.proc = subprocess.Popen(c.argv, pass_fds=c.pass_fds)
+                c.proc = subprocess.Popen(c.argv, pass_fds=c.pass_fds, stdin=subprocess.PIPE)
                 log.info("%s process %s started", c.name, c.proc.pid)
 
     def stop(self, graceful: bool = True) -> None:
@@ -193,13 +209,17 @@ class CompanionArbiter(Arbiter):  # type: ignore[misc]
         companions, self.companions = self.companions, []
         for c in companions:
             if c.proc is not None and c.proc.poll() is None:
+                if c.proc.stdin is not None:
+                    c.proc.stdin.close()
                 c.proc.terminate()
+        deadline = time.monotonic() + COMPANION_STOP_SECONDS
         for c in companions:
             if c.proc is None:
                 continue
             try:
-                c.proc.wait(timeout=self.cfg.graceful_timeout)
+                c.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
+                log.warning("%s process %s did not stop in time; killed", c.name, c.proc.pid)
                 c.proc.kill()
             except ChildProcessError:
                 pass

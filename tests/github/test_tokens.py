@@ -4,10 +4,13 @@ narrowed to the repository and to each use's permissions."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import jwt
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from app import metrics
 from app.github import GitHubApp
@@ -46,9 +49,45 @@ def test_credentials_come_from_the_settings_with_clear_errors(
     with pytest.raises(CredentialsError, match="cannot read"):
         AppCredentials.load(1, tmp_path / "missing.pem")
     (tmp_path / "bad.pem").write_text("not a key")
-    with pytest.raises(CredentialsError, match="not a PEM key"):
+    with pytest.raises(CredentialsError, match="not a PEM private key"):
         AppCredentials.load(1, tmp_path / "bad.pem")
     assert "PRIVATE" not in repr(AppCredentials(1, fake.private_key_pem))
+
+
+def _pem(key: ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey, password: bytes | None) -> str:
+    crypt = (
+        serialization.BestAvailableEncryption(password)
+        if password
+        else serialization.NoEncryption()
+    )
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, crypt
+    ).decode()
+
+
+@pytest.mark.parametrize(
+    ("text", "refusal"),
+    [
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nbm90IGEga2V5\n-----END RSA PRIVATE KEY-----\n",
+            "is not a PEM private key",
+        ),
+        (lambda: _pem(ec.generate_private_key(ec.SECP256R1()), None), "is not an RSA key"),
+        (
+            lambda: _pem(rsa.generate_private_key(public_exponent=65537, key_size=2048), b"pw"),
+            "is an encrypted key",
+        ),
+    ],
+    ids=["pem_armour_around_garbage", "an_ec_key", "an_encrypted_rsa_key"],
+)
+def test_a_key_that_cannot_sign_the_apps_jwt_is_refused_when_read(
+    tmp_path: Path, text: str | Callable[[], str], refusal: str
+) -> None:
+    """Refused when read, naming the variable, not at the first GitHub call."""
+    path = tmp_path / "key.pem"
+    path.write_text(text if isinstance(text, str) else text())
+    with pytest.raises(CredentialsError, match=f"ODW_PRIVATE_KEY_PATH: {path} {refusal}"):
+        AppCredentials.load(1, path)
 
 
 def test_1000_operations_on_8_threads_make_one_token_request_until_near_expiry(

@@ -32,7 +32,10 @@ def service_env(data_dir: Path, secret: str | None, **extra: str) -> dict[str, s
     return env
 
 
-def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+def wait_healthy(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    """Until `/healthz` answers 200: the start-up checks passed, the intake
+    answers and (with ODW_WORKERS > 0) a delivery worker beats. A hang-catcher:
+    on a machine shared by parallel suites starting all three took over 30 s."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -237,7 +237,7 @@ def test_companions_stop_when_their_master_is_killed(tmp_path: Path) -> None:
         assert len(companions) == 2
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
-        deadline = time.monotonic() + 30  # a hang-catcher: each checks every half second
+        deadline = time.monotonic() + 30  # a hang-catcher: each checks five times a second
         while any(alive(pid) for pid in companions) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert [pid for pid in companions if alive(pid)] == []
@@ -293,7 +293,7 @@ def serve_refused(env_extra: dict[str, str]) -> subprocess.CompletedProcess[str]
 
 def test_serve_without_a_secret_is_one_clear_line(tmp_path: Path) -> None:
     result = serve_refused({"ODW_DATA_DIR": str(tmp_path)})
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0
     assert "ODW_WEBHOOK_SECRET is not set" in result.stderr
 
@@ -307,7 +307,7 @@ def test_serve_with_a_plain_http_api_url_is_one_clear_line(tmp_path: Path) -> No
             "ODW_GITHUB_API_URL": "http://ghe.example.com/api/v3",
         }
     )
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0, result.stderr
     assert "ODW_GITHUB_API_URL: must use https://" in result.stderr
 

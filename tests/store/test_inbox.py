@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
 from pathlib import Path
 
 import pytest
 from sqlalchemy import event
 
+from app.liveness import HOST, process_alive
 from app.store import LeaseLost, Store
 from app.store.inbox import NewDelivery
 from app.store.schema import github_events
@@ -143,3 +146,27 @@ def test_a_claim_reads_a_few_rows_whatever_the_backlog(tmp_path: Path) -> None:
     assert [d.id for d in claimed] == [f"d{i}" for i in range(8)]
     assert plans, "the claim ran no query"
     assert not [p for p in plans if "TEMP B-TREE" in p], plans
+
+
+def test_deliveries_held_by_a_gone_worker_of_this_host_are_due_again_at_once(
+    store: Store, clock: FakeClock
+) -> None:
+    """A worker stopped (or killed) before it finished: the next start takes
+    its deliveries up without waiting for their lease. A live holder, and a
+    holder on another host (which cannot be checked), keep theirs."""
+    finished = subprocess.Popen(["true"])  # a process that has ended
+    finished.wait()
+    owners = {
+        "d-gone": f"{HOST}:{finished.pid}:t0:aaaa",
+        "d-live": f"{HOST}:{os.getpid()}:t1:bbbb",
+        "d-elsewhere": f"another-host.invalid:{finished.pid}:t0:cccc",
+    }
+    for delivery_id, owner in owners.items():
+        store.inbox.record(delivery_id, "push", None, None, b"{}")
+        (claimed,) = store.inbox.claim(owner, lease_seconds=60)
+        assert claimed.id == delivery_id
+    assert store.inbox.release_dead(alive=process_alive) == 1
+    statuses = {i: store.inbox.get(i).status for i in owners}  # type: ignore[union-attr]
+    assert statuses == {"d-gone": "received", "d-live": "processing", "d-elsewhere": "processing"}
+    (again,) = store.inbox.claim("next-start", lease_seconds=60)
+    assert again.id == "d-gone"

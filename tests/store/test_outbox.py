@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import os
+import subprocess
+
+from app.liveness import HOST, process_alive
 from app.store import Store
 from tests.support import FakeClock
 
@@ -70,3 +74,27 @@ def test_a_late_settlement_is_refused_by_its_attempt_even_from_the_same_owner(
     assert store.outbox.complete("a", "ex", {"by": "live"}, attempt=live.attempts)
     done = store.outbox.get("a")
     assert done is not None and (done.status, done.result) == ("done", {"by": "live"})
+
+
+def test_effects_held_by_a_gone_executor_of_this_host_are_due_again_at_once(
+    store: Store,
+) -> None:
+    """An executor stopped mid-effect (or killed): the next start performs the
+    effect without waiting out its lease, counted as a second attempt. A live
+    holder, and a holder on another host, keep theirs."""
+    finished = subprocess.Popen(["true"])  # a process that has ended
+    finished.wait()
+    owners = {
+        "e-gone": f"{HOST}:{finished.pid}:executor:aaaa",
+        "e-live": f"{HOST}:{os.getpid()}:executor:bbbb",
+        "e-elsewhere": f"another-host.invalid:{finished.pid}:executor:cccc",
+    }
+    for key, owner in owners.items():
+        store.outbox.enqueue(key, "k", {})
+        (claimed,) = store.outbox.claim(owner, lease_seconds=120)
+        assert claimed.key == key
+    assert store.outbox.release_dead(alive=process_alive) == 1
+    statuses = {k: store.outbox.get(k).status for k in owners}  # type: ignore[union-attr]
+    assert statuses == {"e-gone": "pending", "e-live": "in_flight", "e-elsewhere": "in_flight"}
+    (again,) = store.outbox.claim("next-start", lease_seconds=120)
+    assert (again.key, again.attempts) == ("e-gone", 2)

@@ -244,7 +244,13 @@ def test_metrics_report_outcomes_queue_and_outbox(client: FlaskClient, store: St
 
 
 def test_healthz_reflects_the_database(client: FlaskClient, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    assert client.get("/healthz").get_json() == {"status": "ok", "database": "ok", "intake": "ok"}
+    assert client.get("/healthz").get_json() == {
+        "status": "ok",
+        "database": "ok",
+        "intake": "ok",
+        "worker": "down",  # none runs in this test; only `odw serve` with workers needs one
+        "github": "not configured",
+    }
     down = Store("postgresql+psycopg://nobody@127.0.0.1:1/none?connect_timeout=2")
     settings = Settings(webhook_secret=SECRET, data_dir=tmp_path)  # type: ignore[arg-type]
     resp = create_app(settings, down).test_client().get("/healthz")
@@ -266,7 +272,14 @@ def test_without_its_intake_a_delivery_is_503_and_healthz_says_why(
     assert store.inbox.get("d-unstored") is None
     health = client.get("/healthz")
     assert health.status_code == 503
-    assert health.get_json() == {"status": "unavailable", "database": "ok", "intake": "unreachable"}
+    assert health.get_json() == {
+        "status": "unavailable",
+        "database": "ok",
+        "intake": "unreachable",
+        "worker": "down",
+        "github": "not configured",
+        "down": ["intake"],
+    }
 
 
 def test_the_app_refuses_to_start_without_a_secret(store: Store, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -78,7 +78,13 @@ def test_healthz_reveals_no_configuration(store: Store, tmp_path: Path) -> None:
     client = _app(store, tmp_path, **settings).test_client()
     resp = client.get("/healthz")
     assert resp.status_code == 200
-    assert resp.get_json() == {"status": "ok", "database": "ok", "intake": "ok"}
+    assert resp.get_json() == {
+        "status": "ok",
+        "database": "ok",
+        "intake": "ok",
+        "worker": "down",
+        "github": "not configured",
+    }
     text = resp.get_data(as_text=True) + json.dumps(dict(resp.headers))
     for value in [SECRET, str(tmp_path), store.url, *map(str, settings.values())]:
         assert value not in text
