@@ -9,6 +9,7 @@ import os
 import signal
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,8 @@ log = logging.getLogger("odw.serve")
 WORKER_STOP_SECONDS = 1.0
 # How often a companion looks whether it must stop.
 COMPANION_TICK = 0.2
+# How often a worker asks GitHub again who the App is when it did not answer at start.
+IDENTIFY_AGAIN_SECONDS = 10.0
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -302,7 +305,7 @@ def run_worker(args: argparse.Namespace) -> int:
     if threads < 1:
         raise UserError("odw worker needs at least one thread (--threads or ODW_WORKERS)")
     store = open_store(settings)
-    host = _app_host(settings, store)
+    host, waiting = _app_host(settings, store)
     stop = stop_on_signals("worker")
     returned = store.inbox.release_dead()
     if returned:
@@ -320,10 +323,20 @@ def run_worker(args: argparse.Namespace) -> int:
     pulse = Pulse(store, acts_on_runs=host is not None)
     running = [*pool.threads, *(host.threads if host is not None else [])]
     pulse.due(running)
+    ask_again = time.monotonic() + IDENTIFY_AGAIN_SECONDS
     while not stop.wait(COMPANION_TICK):
         if args.master_pid is not None and os.getppid() != args.master_pid:
             log.info("worker stopping: its master %s is gone", args.master_pid)
             break
+        if waiting and time.monotonic() >= ask_again:
+            # GitHub did not answer who the App is at start: deliveries are
+            # stored and handled meanwhile; the App's work starts once it does.
+            host, waiting = _app_host(settings, store)
+            ask_again = time.monotonic() + IDENTIFY_AGAIN_SECONDS
+            if host is not None:
+                host.start()
+                running += host.threads
+                pulse.acts_on_runs = True
         pulse.due(running)
     # Within what `odw serve` waits for its companions: a delivery not finished
     # by then stays in the inbox, and the next start takes it up at once.
@@ -336,20 +349,32 @@ def run_worker(args: argparse.Namespace) -> int:
     return 0 if clean else 1
 
 
-def _app_host(settings: Settings, store: Store) -> AppHost | None:
-    """The App host, or a one-line UserError when GitHub will not say who the App is."""
+def _app_host(settings: Settings, store: Store) -> tuple[AppHost | None, bool]:
+    """The App host, and whether it waits for GitHub: a key GitHub refuses, or
+    credentials that cannot be used, is a one-line refusal (exit 2); GitHub not
+    answering `GET /app` is a warning, asked again every `IDENTIFY_AGAIN_SECONDS`."""
     from app.apphost.host import AppHost
     from app.github.auth import CredentialsError
-    from app.github.errors import GitHubError
+    from app.github.errors import GitHubError, Unauthorized
 
     try:
-        return AppHost.from_settings(settings, store)
+        return AppHost.from_settings(settings, store), False
     except CredentialsError as exc:
         store.close()
         raise UsageError(str(exc)) from None
-    except GitHubError as exc:
+    except Unauthorized as exc:
         store.close()
-        raise UserError(f"cannot read the App from GitHub: {exc}") from None
+        raise UsageError(
+            f"ODW_APP_ID / ODW_PRIVATE_KEY(_PATH): GitHub refused the App's token ({exc.reason})"
+        ) from None
+    except GitHubError as exc:
+        log.warning(
+            "GitHub did not say who the App is (GET /app: %s %s); the App's work starts "
+            "once it does",
+            exc.status or "no answer",
+            exc.reason,
+        )
+        return None, True
 
 
 def run_db_upgrade(_args: argparse.Namespace) -> int:

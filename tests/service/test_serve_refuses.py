@@ -143,7 +143,7 @@ def test_serve_refuses_a_key_github_does_not_accept_for_the_app(
     refused(
         tmp_path,
         env,
-        ["ODW_APP_ID / ODW_PRIVATE_KEY_PATH: GitHub refused the App's token"],
+        ["ODW_APP_ID / ODW_PRIVATE_KEY(_PATH): GitHub refused the App's token"],
     )
     assert [r["path"] for r in fake.requests] == ["/app"]
 
@@ -164,4 +164,4 @@ def test_a_worker_run_apart_refuses_an_app_id_without_a_key(tmp_path: Path) -> N
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     (line,) = [x for x in result.stderr.splitlines() if not x.startswith("{")]
-    assert line.startswith("odw worker: ODW_APP_ID and ODW_PRIVATE_KEY_PATH must both be set")
+    assert line.startswith("odw worker: ODW_APP_ID and ODW_PRIVATE_KEY"), line

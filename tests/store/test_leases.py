@@ -61,7 +61,7 @@ def test_concurrent_acquirers_have_exactly_one_winner(store: Store) -> None:
 
 HOLDER = """
 import sys, time
-from app.store import Store, heartbeat
+from app.store import Store
 store = Store.open(sys.argv[1])
 assert store.leases.acquire("run:1", "holder", ttl=1)
 print("held", flush=True)
