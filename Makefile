@@ -88,23 +88,24 @@ browser:
 	fi
 
 # `make run`: the service on $(HOST):$(PORT) with SQLite under $(RUN_DIR) and
-# in-process workers. Without ODW_WEBHOOK_SECRET it uses a random local secret
-# kept in $(RUN_DIR)/webhook-secret (created once, mode 0600) and says so.
+# in-process workers. Without ODW_WEBHOOK_SECRET (and without ODW_ENV_FILE, the
+# settings `odw app register` wrote, which hold the App's own) it uses a random
+# local secret kept in $(RUN_DIR)/webhook-secret (created once, mode 0600) and
+# says so.
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
 RUN_DIR ?= var
 
 run: $(STAMP)
 	@mkdir -p $(RUN_DIR)
-	@if [ -z "$$ODW_WEBHOOK_SECRET" ]; then \
+	@if [ -z "$$ODW_WEBHOOK_SECRET" ] && [ -z "$$ODW_ENV_FILE" ]; then \
 	  if [ ! -s $(RUN_DIR)/webhook-secret ]; then \
 	    (umask 077 && $(PY) -c 'import secrets; print(secrets.token_hex(32))' > $(RUN_DIR)/webhook-secret); \
 	  fi; \
 	  echo "make run: ODW_WEBHOOK_SECRET is unset; using the local secret in $(RUN_DIR)/webhook-secret"; \
-	fi
-	@ODW_WEBHOOK_SECRET="$${ODW_WEBHOOK_SECRET:-$$(cat $(RUN_DIR)/webhook-secret)}" \
-	  ODW_DATA_DIR="$${ODW_DATA_DIR:-$(RUN_DIR)}" \
-	  exec $(VENV)/bin/odw serve --host $(HOST) --port $(PORT)
+	  ODW_WEBHOOK_SECRET="$$(cat $(RUN_DIR)/webhook-secret)"; export ODW_WEBHOOK_SECRET; \
+	fi; \
+	ODW_DATA_DIR="$${ODW_DATA_DIR:-$(RUN_DIR)}" exec $(VENV)/bin/odw serve --host $(HOST) --port $(PORT)
 
 # `make demo`: the fake GitHub, the service and a local "Actions" running a small
 # roadmap end to end with the scripted agent, printed as text (tests/apphost/demo.py).

@@ -352,6 +352,34 @@ def test_make_run_serves_healthz(tmp_path: Path) -> None:
     assert b"using the local secret in" in proc.stdout.read()
 
 
+def test_make_run_takes_the_secret_odw_app_register_wrote(tmp_path: Path) -> None:
+    """With `ODW_ENV_FILE` (what `odw app register` writes), `make run` makes no
+    local secret: the App's own, which GitHub signs with, is the one checked."""
+    venv = Path(sys.executable).parent.parent
+    if not (venv / ".installed-stamp").is_file():
+        needs.unavailable(needs.MAKE_VENV)
+    port = free_port()
+    settings = tmp_path / "odw.env"
+    settings.write_text("ODW_WEBHOOK_SECRET=the-apps-own-secret\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ODW_")}
+    env["ODW_ENV_FILE"] = str(settings)
+    proc = subprocess.Popen(
+        ["make", "-s", "run", f"VENV={venv}", f"PORT={port}", f"RUN_DIR={tmp_path}"],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        wait_healthy(port, proc)  # type: ignore[arg-type]
+        assert not (tmp_path / "webhook-secret").exists()
+        body, headers = oracle.signed("the-apps-own-secret", "star", {}, "via-env-file")
+        assert request(port, "POST", "/webhooks", body, headers)[0] == 202
+    finally:
+        kill_group(proc, signal.SIGTERM)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("level", "access_lines"), [("INFO", 0), ("DEBUG", 1)], ids=["info-none", "debug-one"]
 )
