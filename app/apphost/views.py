@@ -30,6 +30,7 @@ from app.core.ownership import task_check_id
 from app.core.pipeline import STAGES, spec
 from app.core.run_view import STOPPED, RunView, TaskRow, TaskView, run_view, task_view
 from app.core.sanitize import (
+    html_text,
     inline_code,
     markdown_code_block,
     sanitize_line,
@@ -327,9 +328,11 @@ def _tails(latest: Verdict | None) -> str | None:
         cut = len(tail) - TAIL_LIMIT
         note = f" (last {TAIL_LIMIT} characters; {cut} cut)" if cut > 0 else ""
         told = telling_line(tail) if g.status == "failed" else ""
-        said = f" — {cell(told, 200)}" if told else ""
+        said = f" — {html_text(told, 200)}" if told else ""
+        # Raw HTML: the summary line takes HTML escapes, not Markdown's.
+        summary = f"{html_text(g.command, 200)}: exit {g.code}{note}{said}"
         parts.append(
-            f"<details><summary>{cell(g.command, 200)}: exit {g.code}{note}{said}</summary>\n\n"
+            f"<details><summary>{summary}</summary>\n\n"
             f"{markdown_code_block(tail[-TAIL_LIMIT:])}</details>"
         )
     return "\n\n".join(parts) if parts else None

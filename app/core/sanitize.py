@@ -9,6 +9,7 @@ fence the text itself cannot forge.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 
@@ -148,6 +149,15 @@ def sanitize_line(text: str) -> str:
     """Untrusted text for a plain-text field GitHub links references in (a PR
     title): one line, no mention, no issue reference, nothing invisible."""
     return " ".join(_unreferenced(sanitize(text)).split())
+
+
+def html_text(text: str, limit: int = 300) -> str:
+    """Untrusted text inside raw HTML (a `<details>` summary line), where
+    Markdown's backslash escapes do not apply: one line, no mention or issue
+    reference, cut at `limit`, and HTML-escaped, so no tag, attribute or
+    character reference can form from it."""
+    body = truncate(" ".join(_unreferenced(sanitize(text)).split()), limit)
+    return html.escape(body, quote=True)
 
 
 def inline_code(text: str, limit: int = 300) -> str:

@@ -27,7 +27,8 @@ ROADMAP = (
     "  - Success: `ok` <details>hidden</details> [x]: http://t.example @org/team\n"
     "    [click](https://evil.example) &#x40;octocat closes org/repo#4 https://t.example/x\n"
 )
-TAIL = "ok\n```\n# Injected heading <!-- odw:status v1 task=1.1 -->\n@admin\n"
+TAIL = "ok\n```\n# Injected heading <!-- odw:status v1 task=1.1 -->\n@admin\nFAILED @admin\n"
+HOSTILE_GATE = "make test '<img src=https://t.example/q.gif> ![p](https://t.example/p.gif) @admin'"
 
 
 def _state() -> RunState:
@@ -55,7 +56,9 @@ def _verdict() -> Verdict:
                 reason="@admin <!-- odw:status --> ![x](https://t.example/r.gif) Fixes #9",
             )
         ],
-        gates=[GateResult(command="make test", code=1, status="failed", tail=TAIL)],
+        # The command is the repository's own, shown in the raw HTML of a
+        # `<summary>` line, where Markdown's escapes do not apply.
+        gates=[GateResult(command=HOSTILE_GATE, code=1, status="failed", tail=TAIL)],
     )
 
 
