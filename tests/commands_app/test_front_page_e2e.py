@@ -160,5 +160,6 @@ def test_a_stopped_run_says_what_failed_and_what_to_type_everywhere(
     env = {**os.environ, "ODW_DATABASE_URL": f"sqlite:///{service.data_dir / 'odw.sqlite3'}"}
     done = run_odw("app", "status", env=env)
     assert done.returncode == 0, done.stderr
-    first = done.stdout.splitlines()[0]
-    assert " halted (" in first and "running" not in first, done.stdout
+    first, *rest = done.stdout.splitlines()
+    assert first.endswith(" halted") and "running" not in first, done.stdout
+    assert any(line.strip().startswith("halted: ") for line in rest), done.stdout
