@@ -71,16 +71,23 @@ def test_a_landed_chain_leaves_ready_closed_pulls_and_the_run_check_on_mains_hea
     head = sample.git.sha("refs/heads/main")
 
     def settled() -> bool:
+        # The run check followed the base: the newest is on main's head, and
+        # every older one is concluded where it was (the new one is created
+        # first, so the old one's conclusion may follow a moment later).
+        runs = [c for c in fake.check_runs.values() if c.name == RUN_CHECK]
         run = newest(fake, RUN_CHECK)
         pulls = [p for p in fake.pulls.values() if p.repo == REPO]
         closed = len(pulls) == 2 and all(p.state == "closed" for p in pulls)
-        return bool(run and run.head_sha == head and run.conclusion == "success" and closed)
+        ended = all(c.status == "completed" for c in runs)
+        return bool(
+            run and run.head_sha == head and run.conclusion == "success" and closed and ended
+        )
 
-    wait_until("the run check on main's head and both pulls closed", settled, timeout=60)
-    # The run check followed the base: every older one is concluded where it was.
+    wait_until(
+        "the run check on main's head, every older one concluded, pulls closed", settled, timeout=60
+    )
     runs = [c for c in fake.check_runs.values() if c.name == RUN_CHECK]
     assert len({c.head_sha for c in runs}) >= 2
-    assert all(c.status == "completed" for c in runs)
     assert_base_carries_only_run_and_config(fake, sample)
     # No superseded task check was PATCHed to `cancelled`.
     cancels = [
