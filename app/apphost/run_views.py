@@ -10,7 +10,7 @@ with the run at each step, so nothing here folds events or calls GitHub.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +64,15 @@ class RunLine:
     summary: str
     updated_at: float
     tasks: tuple[TaskLine, ...]
+
+    @property
+    def progress(self) -> str:
+        """The tasks in one line, landed first: `1 of 3 landed · 1 blocked · 1 failed`."""
+        total = sum(self.tasks_by_status.values())
+        if not total:
+            return "no tasks"
+        rest = [f"{n} {s}" for s, n in self.tasks_by_status.items() if s != "landed"]
+        return " · ".join([f"{self.tasks_by_status.get('landed', 0)} of {total} landed", *rest])
 
 
 def shown_status(status: str, result: Mapping[str, Any]) -> str:
@@ -129,6 +138,16 @@ def _verdict(v: Mapping[str, Any]) -> VerdictLine:
     )
 
 
+def of_repository(views: Iterable[RunView], repository: str) -> list[RunView]:
+    """The App's runs of `OWNER/REPO`, matched ignoring case as GitHub does."""
+    wanted = repository.lower()
+    return [
+        v
+        for v in views
+        if is_app_run(v) and str(v.data["key"].get("repository", "")).lower() == wanted
+    ]
+
+
 def is_app_run(view: RunView) -> bool:
     """A run the App started (local mode's runs carry no repository key)."""
     return "key" in view.data
@@ -137,13 +156,8 @@ def is_app_run(view: RunView) -> bool:
 def list_runs(store: Store, repository: str | None = None) -> list[RunLine]:
     """The App's runs, of one `OWNER/REPO` when given (matched ignoring case,
     as GitHub does), newest first, each with its tasks' links."""
-    wanted = repository.lower() if repository else None
-    views = [
-        v
-        for v in store.projections.runs()
-        if is_app_run(v)
-        and (wanted is None or str(v.data["key"].get("repository", "")).lower() == wanted)
-    ]
+    every = store.projections.runs()
+    views = of_repository(every, repository) if repository else list(filter(is_app_run, every))
     views.sort(key=lambda v: (v.updated_at, v.run_id), reverse=True)
     return [run_line(v, store.projections.tasks(v.run_id)) for v in views]
 

@@ -66,8 +66,7 @@ def run_text(run: RunLine) -> list[str]:
     lines = [head]
     if run.halted:
         lines.append(f"  halted: {plain(run.halted)}")
-    counts = ", ".join(f"{n} {status}" for status, n in run.tasks_by_status.items())
-    lines.append(f"  tasks: {counts or 'none'}")
+    lines.append(f"  tasks: {run.progress}")
     width = max((len(t.id) for t in run.tasks), default=0)
     for t in run.tasks:
         lines += task_text(t, width)

@@ -77,7 +77,7 @@ def test_a_stage_without_its_marker_fails_the_task_and_shows_assessment_and_salv
     assert halted and lines[:3] == [
         f"{sample.full_name}@main  {run['run']}  halted",
         f"  halted: {halted}",
-        "  tasks: 1 blocked, 1 failed",
+        "  tasks: 0 of 2 landed · 1 blocked · 1 failed",
     ]
     failed = lines.index(next(x for x in lines if x.startswith("  1.1  ")))
     assert lines[failed].split()[1:3] == ["failed", "implement"]

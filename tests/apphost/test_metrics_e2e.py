@@ -167,7 +167,7 @@ def test_metrics_logs_and_status_reflect_a_real_run(
     proc = service.odw("status", sample.full_name)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[:2] == [f"{sample.full_name}@main  {run_id}  finished", "  tasks: 2 landed"]
+    assert lines[:2] == [f"{sample.full_name}@main  {run_id}  finished", "  tasks: 2 of 2 landed"]
     log = sample.git.git(
         "log", "--format=%H %(trailers:key=ODW-Task,valueonly,separator=)", "refs/heads/main"
     )

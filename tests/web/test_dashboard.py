@@ -176,7 +176,7 @@ def test_the_overview_lists_installations_runs_and_deliveries(
     store.inbox.record("d-2", "issue_comment", "created", 7, b"{}")
     body = client.get("/dashboard/", headers=BEARER).get_data(as_text=True)
     assert "octo/demo" in body and "Organization" in body
-    assert RUN in body and "1 of 3 landed · 1 failed" in body
+    assert RUN in body and "1 of 3 landed · 1 blocked · 1 failed" in body
     assert "d-1" in body and "issue_comment.created" in body and "received 2" in body
     other = client.get("/dashboard/?repo=octo/other", headers=BEARER).get_data(as_text=True)
     assert RUN not in other
@@ -256,3 +256,21 @@ def test_no_two_tasks_overlap_in_a_wide_layer() -> None:
         assert all(b - a >= NODE_W for a, b in itertools.pairwise(xs))
     assert len({(n.x, n.y) for n in placed.nodes}) == 40
     assert max(n.x for n in placed.nodes) + NODE_W <= placed.width
+
+
+def test_the_overview_says_what_odw_status_prints(store: Store, client: FlaskClient) -> None:
+    """One view for both: a stopped run is `halted` with the same task line."""
+    from app.apphost.run_views import list_runs
+    from app.cli.status_cmd import run_text
+
+    # The App keeps a stopped run open, waiting for `/odw resume`.
+    saved = store.projections.run(RUN)
+    assert saved is not None
+    store.projections.put_run(RUN, saved.version, "running", dict(saved.data))
+    [run] = list_runs(store)
+    assert run.status == "halted" and run.progress == "1 of 3 landed · 1 blocked · 1 failed"
+    assert f"  tasks: {run.progress}" in run_text(run)
+    body = client.get("/dashboard/", headers=BEARER).get_data(as_text=True)
+    assert '<span class="badge status-halted">halted</span>' in body and run.progress in body
+    page = client.get(f"/dashboard/runs/{RUN}", headers=BEARER).get_data(as_text=True)
+    assert "status-halted" in page

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from app.apphost.run_views import RunLine, is_app_run, run_line
 from app.core.recovery_report import recovery_json
 from app.core.run_view import run_view, task_view
 from app.core.state import RunState
@@ -62,18 +63,6 @@ class InstallationLine:
 
 
 @dataclass(frozen=True)
-class RunLine:
-    run_id: str
-    repository: str
-    base: str
-    status: str  # running / finished
-    counts: str  # "2 of 4 landed · 1 failed"
-    halted: str | None
-    faults: tuple[tuple[str, int], ...]
-    updated: str
-
-
-@dataclass(frozen=True)
 class DeliveryLine:
     id: str
     event: str
@@ -88,7 +77,7 @@ class DeliveryLine:
 @dataclass(frozen=True)
 class Overview:
     installations: tuple[InstallationLine, ...]
-    runs: tuple[RunLine, ...]
+    runs: tuple[RunLine, ...]  # the same lines `odw status` prints
     deliveries: tuple[DeliveryLine, ...]
     delivery_counts: tuple[tuple[str, int], ...]  # by status, over the lines shown
 
@@ -117,31 +106,10 @@ def overview(
     counts = Counter(d.status for d in shown)
     ordered = sorted(runs, key=lambda v: (v.status != "running", -v.updated_at, v.run_id))
     return Overview(
-        lines, tuple(_run_line(v) for v in ordered), shown, tuple(sorted(counts.items()))
-    )
-
-
-def run_repository(v: RunView) -> str:
-    """The OWNER/NAME a run's projection names (its run key), "" when none."""
-    return str(_mapping(v.data.get("key")).get("repository") or "")
-
-
-def _run_line(v: RunView) -> RunLine:
-    key, result = _mapping(v.data.get("key")), _mapping(v.data.get("result"))
-    rows = [r for r in result.get("results") or [] if isinstance(r, dict)]
-    statuses = Counter(str(r.get("status")) for r in rows)
-    parts = [f"{statuses['landed']} of {len(rows)} landed"]
-    parts += [f"{statuses[s]} {s}" for s in ("failed", "infra-fault", "running") if statuses[s]]
-    faults = result.get("faultMetrics") or {}
-    return RunLine(
-        run_id=v.run_id,
-        repository=str(key.get("repository") or ""),
-        base=str(key.get("base") or result.get("base") or ""),
-        status=v.status,
-        counts=" · ".join(parts),
-        halted=str(result["halted"]) if result.get("halted") else None,
-        faults=tuple(sorted((str(k), int(n)) for k, n in faults.items() if n)),
-        updated=when(v.updated_at),
+        lines,
+        tuple(run_line(v) for v in ordered if is_app_run(v)),
+        shown,
+        tuple(sorted(counts.items())),
     )
 
 

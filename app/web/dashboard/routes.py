@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, render_template, request
 
+from app.apphost import run_views
 from app.apphost.snapshots import load_state
 from app.store import Store
 from app.web.dashboard import access, pages
@@ -50,11 +51,13 @@ def blueprint(store: Store, token: str) -> Blueprint:
         resp.headers.update(HEADERS)
         return resp
 
+    bp.add_app_template_filter(pages.when, "when")
+
     @bp.get("/")
     def overview() -> str:
         repo = request.args.get("repo", "").strip()
         if repo:  # every run of one repository
-            runs = [v for v in store.projections.runs() if pages.run_repository(v) == repo]
+            runs = run_views.of_repository(store.projections.runs(), repo)
         else:  # every open run, and the finished ones updated last
             runs = store.projections.runs(status="running")
             runs += store.projections.latest(pages.RECENT_FINISHED_RUNS, status="finished")
@@ -77,7 +80,7 @@ def blueprint(store: Store, token: str) -> Blueprint:
             load_state(store, run_id),
             store.projections.tasks(run_id),
             view.data,
-            status=view.status,
+            status=run_views.shown_status(view.status, view.data.get("result") or {}),
             updated_at=view.updated_at,
         )
         return render_template("run.html", page=page)
