@@ -1,7 +1,8 @@
 """The outbox executor: claim an entry, perform it, settle it or back off.
 
-Each entry is claimed under a lease, read as its kind's typed effect and
-handed to that kind's performer (`performers/table.py`, built on first use).
+Each entry is claimed under a lease, renewed while it is performed (so a
+slow effect is not claimed again by another executor), read as its kind's
+typed effect and handed to that kind's performer (`performers/table.py`, built on first use).
 A performer that raises is retried with exponential backoff; after
 `MAX_ATTEMPTS` it is told it gave up (`Performer.gave_up`) so the run hears
 why. A repository that moved, or an installation GitHub makes no token for
@@ -32,6 +33,7 @@ from app.github import GitHubApp
 from app.github.errors import InstallationUnavailable, RepositoryMoved, RetryLater
 from app.logs import log_context
 from app.metrics import EFFECTS
+from app.renewal import renewing
 from app.store import Store
 from app.store.outbox import Effect as Entry
 
@@ -100,9 +102,19 @@ class Executor:
             )
             _count(entry, "dead")
             return
-        waits = self.context.config.lease_seconds * WAIT_SHARE
+        lease = self.context.config.lease_seconds
+        owner = self.context.owner
+
+        def extend() -> bool:
+            return self.store.outbox.extend(
+                entry.key, owner, attempt=entry.attempts, lease_seconds=lease
+            )
+
         try:
-            with self.context.github.context.waits_end_by(waits):
+            with (
+                renewing(extend, lease / 3, f"effect {entry.key}"),
+                self.context.github.context.waits_end_by(lease * WAIT_SHARE),
+            ):
                 result = performer.perform(effect, again=entry.attempts > 1)
         except RetryLater as later:
             log.warning("effect %s put back: %s", entry.key, later)

@@ -49,6 +49,14 @@ def new_run_id(key: RunKey, now: datetime | None = None) -> str:
     return f"gh-{owner_name}-{_UNSAFE.sub('-', key.base)}-{stamp}-{secrets.token_hex(3)}"
 
 
+def run_lease(run_id: str) -> str:
+    """The lease of a run's GitHub side: its view syncs and reconciler passes
+    run under it, one executor of one process at a time, renewed while they
+    run; a dead holder's run is taken over once the lease runs out (at once
+    when the holder was a process of this host that is gone)."""
+    return f"app-run:{run_id}"
+
+
 def find_open(store: Store, key: RunKey, *, tx: Connection | None = None) -> str | None:
     """The open run of `key`, if any (there is at most one)."""
     for view in store.projections.runs(status=OPEN):

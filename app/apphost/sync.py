@@ -1,13 +1,14 @@
 """Bring a run's GitHub views up to date with its state: checks, PRs, status comments.
 
 Run after every decide step (an `app-views` outbox entry) and by the
-reconciler. Idempotent and cheap when nothing changed: each view's digest is
-kept with its GitHub id in `run_tasks` (task "" is the run), and a view is
-written only when its digest moved. Ids are saved right after each create, so
-a crash repeats at most a lookup (the newest check run by `external_id`, the
-comment by its hidden marker), never a second check run or comment. A
-completed check run is never reopened: a retried task or a resumed run gets a
-new one.
+reconciler, by the one executor holding the run's lease (`app-run:<run id>`),
+and every save is fenced by that hold. Idempotent and cheap when nothing
+changed: each view's digest is kept with its GitHub id in `run_tasks` (task
+"" is the run), and a view is written only when its digest moved. Ids are
+saved right after each create, so a crash repeats at most a lookup (the newest
+check run by `external_id`, the comment by its hidden marker), never a second
+check run or comment. A completed check run is never reopened: a retried task
+or a resumed run gets a new one.
 
 Progress edits are few: a check run in progress is edited when its title
 (stage, attempt) changes, not for what moves within a stage; and a check run
@@ -35,7 +36,7 @@ from app.core.verdict import Verdict
 from app.github.errors import Forbidden, GitHubError, NotFound, Unprocessable
 from app.github.landing_writes import LandingWrites
 from app.github.protocols import CheckRunFields, Checks, Comments, Pulls
-from app.store import Store
+from app.store import Hold, Store
 
 log = logging.getLogger("odw.apphost")
 
@@ -79,6 +80,11 @@ class ViewSync:
     # Who a notice mentions when a person must act (`odw.yml`'s `notify`, else
     # who started the run); nobody: the notice is still posted, mentioning no one.
     mention: tuple[str, ...] = ()
+    # The run's lease this sync holds (`performers/views.py`): every save is
+    # fenced by it, so a syncer that stalled past the lease, while another
+    # took the run over, stops at its next save instead of overwriting
+    # what its successor recorded.
+    hold: Hold | None = None
     # Seconds per stage of each task, read from its verdicts once per sync.
     _times: dict[str, dict[str, float]] = field(default_factory=dict, init=False)
     # When a held progress edit may be made (None: nothing held).
@@ -165,7 +171,10 @@ class ViewSync:
     def _save(self, task: str, h: dict[str, Any]) -> None:
         """Save what the sync owns; the executor's notes (job URL, branch) stay as stored."""
         mine = {k: v for k, v in h.items() if not _executor_note(k)}
-        saved = self.store.projections.merge_task(self.run_id, task, mine)
+        with self.store.transaction() as tx:
+            if self.hold is not None:
+                self.store.leases.fence(self.hold, tx=tx)
+            saved = self.store.projections.merge_task(self.run_id, task, mine, tx=tx)
         h.update({k: v for k, v in saved.items() if _executor_note(k)})
 
     def _check(

@@ -108,7 +108,7 @@ class FileMergeLock:
 class LeaseTable(Protocol):
     """The part of the store's `Leases` the lease lock needs (named, expiring owners)."""
 
-    def acquire(self, name: str, owner: str, ttl: float) -> bool: ...
+    def acquire(self, name: str, owner: str, ttl: float) -> object | None: ...
 
     def heartbeat(self, name: str, owner: str, ttl: float) -> bool: ...
 
@@ -156,16 +156,12 @@ class LeaseMergeLock:
                 current = self.leases.holder(name)
                 raise LockTimeout(key, timeout, current.owner if current else None)
             time.sleep(min(self.poll, left))
-        stop = threading.Event()
-        beat = threading.Thread(target=self._beat, args=(name, holder, stop), daemon=True)
-        beat.start()
-        try:
-            yield
-        finally:
-            stop.set()
-            beat.join()
-            self.leases.release(name, holder)
+        from app.renewal import renewing  # the App's path; `odw integrate` never loads it
 
-    def _beat(self, name: str, holder: str, stop: threading.Event) -> None:
-        while not stop.wait(self.ttl / 3):
-            self.leases.heartbeat(name, holder, self.ttl)
+        try:
+            with renewing(
+                lambda: self.leases.heartbeat(name, holder, self.ttl), self.ttl / 3, f"lock {name}"
+            ):
+                yield
+        finally:
+            self.leases.release(name, holder)

@@ -4,10 +4,10 @@ Importable without Flask; open with `Store.open(url)`.
 """
 
 from app.engine.ports import ConcurrencyError
-from app.store.base import StoreError
+from app.store.base import LeaseLost, StoreError
 from app.store.event_log import EventLog
-from app.store.inbox import Delivery, Inbox, LeaseLost
-from app.store.leases import Leases
+from app.store.inbox import Delivery, Inbox
+from app.store.leases import Hold, Leases
 from app.store.outbox import Effect, Outbox
 from app.store.store import SchemaOutOfDate, Store, sqlite_url
 
@@ -16,6 +16,7 @@ __all__ = [
     "Delivery",
     "Effect",
     "EventLog",
+    "Hold",
     "Inbox",
     "LeaseLost",
     "Leases",

@@ -20,6 +20,11 @@ class StoreError(Exception):
     """Base class for errors the store raises on purpose."""
 
 
+class LeaseLost(Exception):
+    """What was held (a delivery's claim, a lease's hold) is another holder's
+    now: the work done under it must not commit."""
+
+
 class Part:
     """One area of the store; every method runs in the caller's transaction when
     given `tx`, or in a transaction of its own otherwise."""

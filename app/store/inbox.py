@@ -17,7 +17,7 @@ from sqlalchemy import Connection, and_, bindparam, func, or_, select, update
 
 from app.liveness import HOST, owner_alive, process_alive
 from app.metrics import CLAIMS_RECLAIMED
-from app.store.base import Part
+from app.store.base import LeaseLost, Part
 from app.store.engine import REPEATABLE
 from app.store.schema import deliveries
 
@@ -78,10 +78,6 @@ def _insert_sql(rows: int, mark: str) -> str:
     one = "(" + ", ".join([mark] * 9) + ")"
     values = ", ".join([one] * rows)
     return f"INSERT INTO {deliveries.name} ({_COLUMNS}) VALUES {values} " + _ON_CONFLICT  # noqa: S608
-
-
-class LeaseLost(Exception):
-    """The delivery is no longer held by this worker; its work must not commit."""
 
 
 class Inbox(Part):

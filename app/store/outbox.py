@@ -144,6 +144,23 @@ class Outbox(Part):
             values.update(status="pending", next_attempt_at=retry_at)
         return self._settle(key, owner, attempt, values, tx)
 
+    def extend(self, key: str, owner: str, *, attempt: int, lease_seconds: float) -> bool:
+        """Keep a claim while its effect is being performed (the executor's
+        heartbeat); False once the claim is no longer `owner`'s at `attempt`."""
+        now = self.clock()
+        with self._write() as conn:
+            n = conn.execute(
+                update(outbox)
+                .where(
+                    outbox.c.key == key,
+                    outbox.c.status == "in_flight",
+                    outbox.c.lease_owner == owner,
+                    outbox.c.attempts == attempt,
+                )
+                .values(lease_expires_at=now + lease_seconds, updated_at=now)
+            ).rowcount
+        return n == 1
+
     def get(self, key: str, *, tx: Connection | None = None) -> Effect | None:
         with self._read(tx) as conn:
             row = conn.execute(select(outbox).where(outbox.c.key == key)).one_or_none()

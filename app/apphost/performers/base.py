@@ -27,7 +27,8 @@ from app.github import GitHubApp
 from app.github.client import RepositoryClient
 from app.gitops.evidence.repo import LocalRepo
 from app.gitops.lock import LeaseMergeLock
-from app.store import Store
+from app.renewal import renewing
+from app.store import Hold, Store
 
 LEASE_SECONDS = 120.0
 
@@ -83,14 +84,18 @@ class HostContext:
                         self.url(key), token)  # fmt: skip
 
     @contextmanager
-    def holding(self, lease: str, busy: str) -> Iterator[None]:
-        """Hold `lease` for one piece of work: each hold is its own owner, so two
-        threads of this executor exclude each other; busy -> retried later."""
+    def holding(self, lease: str, busy: str) -> Iterator[Hold]:
+        """Hold `lease` for one piece of work, renewed while it runs: each hold is
+        its own owner, so two threads of this executor exclude each other; busy
+        -> retried later. The `Hold` fences the work's writes (`Leases.fence`)."""
         owner = f"{self.owner}:{uuid.uuid4().hex[:8]}"
-        if not self.store.leases.acquire(lease, owner, self.config.lease_seconds):
+        ttl = self.config.lease_seconds
+        hold = self.store.leases.acquire(lease, owner, ttl)
+        if hold is None:
             raise Busy(busy)
         try:
-            yield
+            with renewing(lambda: self.store.leases.renew(hold, ttl), ttl / 3, f"lease {lease}"):
+                yield hold
         finally:
             self.store.leases.release(lease, owner)
 

@@ -8,10 +8,11 @@ from typing import Any
 
 from app.apphost.app_effects import SyncViews, enqueue
 from app.apphost.performers.base import Busy, HostContext
-from app.apphost.runs import RunKey, run_meta
+from app.apphost.runs import RunKey, run_lease, run_meta
 from app.apphost.step import load_state, views_key
 from app.apphost.sync import ViewSync
 from app.core.repo_config import valid_login
+from app.store import Hold
 
 # Who `odw app run` names when no one is given: not a person to mention.
 NOT_PEOPLE = frozenset({"operator", "push", "someone"})
@@ -47,8 +48,10 @@ class ViewsPerformer:
         """
         store = self.context.store
         try:
-            with self.context.holding(f"app-views:{run_id}", f"views of {run_id} are being synced"):
-                return self._sync(run_id, again)
+            with self.context.holding(
+                run_lease(run_id), f"views of {run_id} are being synced"
+            ) as hold:
+                return self._sync(run_id, again, hold)
         except Busy:
             version = store.events.version(run_id)
             enqueue(
@@ -60,7 +63,7 @@ class ViewsPerformer:
             )
             return {"deferred": version}
 
-    def _sync(self, run_id: str, again: bool) -> Any:
+    def _sync(self, run_id: str, again: bool, hold: Hold) -> Any:
         ctx = self.context
         state = load_state(ctx.store, run_id)
         meta = run_meta(ctx.store, run_id)
@@ -76,6 +79,7 @@ class ViewsPerformer:
             details_url=ctx.config.details_url,
             again=again,
             mention=mentions(meta),
+            hold=hold,
         )
         sync.sync(state)
         if sync.later is not None:
