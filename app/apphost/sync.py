@@ -26,11 +26,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 from app.apphost import pr_landing, views
-from app.apphost.adapters import attempt_dir
+from app.apphost.judged import Judged
 from app.core.state import RunState, TaskState
 from app.core.verdict import Verdict
 from app.github.errors import Forbidden, GitHubError, NotFound, Unprocessable
@@ -68,7 +67,6 @@ class ViewSync:
     store: Store
     client: ViewGitHub
     run_id: str
-    run_dir: Path
     base_sha: str
     bot_login: str
     repository_url: str = ""
@@ -85,8 +83,9 @@ class ViewSync:
     # took the run over, stops at its next save instead of overwriting
     # what its successor recorded.
     hold: Hold | None = None
-    # Seconds per stage of each task, read from its verdicts once per sync.
-    _times: dict[str, dict[str, float]] = field(default_factory=dict, init=False)
+    # Each task's newest verdict and its stages' seconds, from the run's log
+    # (`app/apphost/judged.py`), read by the performer with the state it syncs.
+    judged: Judged = field(default_factory=Judged)
     # When a held progress edit may be made (None: nothing held).
     later: float | None = field(default=None, init=False)
     # A landed task's status comment body, left for the request that closes its PR.
@@ -120,7 +119,6 @@ class ViewSync:
 
     def sync(self, s: RunState) -> None:
         handles = self.store.projections.tasks(self.run_id)
-        self._times = {t.id: stage_times(self.run_dir, t) for t in s.tasks.values() if _shown(t)}
         self._writes, self._after, self._landing = LandingWrites(), [], set()
         self._repo_node = next(
             (str(v["repoNode"]) for v in handles.values() if v.get("repoNode")), ""
@@ -132,7 +130,7 @@ class ViewSync:
             h = handles.setdefault(t.id, {})
             if self._closes_in_one(t, h):
                 self._landing.add(t.id)
-            latest = latest_verdict(self.run_dir, t)
+            latest = self.judged.latest.get(t.id)
             self._pull(s, t, h, latest)
             links = self._links(handles)
             self._task_check(s, t, h, links, latest)
@@ -163,7 +161,7 @@ class ViewSync:
                 k: {n.removeprefix("job:"): u for n, u in v.items() if n.startswith("job:") and u}
                 for k, v in handles.items()
             },
-            times=self._times,
+            times=self.judged.times,
             repository_url=self.repository_url,
             notice=pr_landing.notice(handles),
         )
@@ -576,36 +574,3 @@ def _shown(t: TaskState) -> bool:
 def _plan_committed(t: TaskState, latest: Verdict | None) -> bool:
     done = t.attempts.get("design-review", 0) > 0 or t.attempts.get("implement", 0) > 0
     return done or (latest is not None and latest.stage == "plan" and latest.passed)
-
-
-def stage_times(run_dir: Path, t: TaskState) -> dict[str, float]:
-    """Seconds each stage (each review lane) of the task took, summed over its
-    attempts' verdicts (`timings.total`, as the runner measured it)."""
-    root = attempt_dir(run_dir, t.id, "x", 0, "").parent
-    times: dict[str, float] = {}
-    for path in root.glob("*/verdict.json") if root.is_dir() else []:
-        try:
-            v = Verdict.model_validate_json(path.read_text("utf-8"))
-        except (OSError, ValueError):
-            continue
-        lane = path.parent.name.removeprefix(f"{v.stage}-").partition("-")[2]
-        name = f"{v.stage}/{lane}" if lane else v.stage
-        spent = v.timings.get("total", sum(v.timings.values()))
-        times[name] = times.get(name, 0.0) + spent
-    return times
-
-
-def latest_verdict(run_dir: Path, t: TaskState) -> Verdict | None:
-    """The newest verdict unpacked for the task (any stage), if any."""
-    root = attempt_dir(run_dir, t.id, "x", 0, "").parent
-    newest: tuple[float, Path] | None = None
-    for path in root.glob("*/verdict.json") if root.is_dir() else []:
-        mtime = path.stat().st_mtime
-        if newest is None or mtime > newest[0]:
-            newest = (mtime, path)
-    if newest is None:
-        return None
-    try:
-        return Verdict.model_validate_json(newest[1].read_text("utf-8"))
-    except (OSError, ValueError):
-        return None

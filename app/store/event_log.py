@@ -63,12 +63,17 @@ class EventLog(Part):
         after: int = 0,
         *,
         until: int | None = None,
+        types: Sequence[str] = (),
         tx: Connection | None = None,
     ) -> list[dict[str, Any]]:
-        """Events with sequence number greater than `after` (and at most `until`), oldest first."""
+        """Events with sequence number greater than `after` (and at most `until`),
+        oldest first; only those of `types` when given (read by the indexed column,
+        not by unpacking every event)."""
         q = select(run_events.c.data).where(run_events.c.run_id == run_id, run_events.c.seq > after)
         if until is not None:
             q = q.where(run_events.c.seq <= until)
+        if types:
+            q = q.where(run_events.c.type.in_(types))
         with self._read(tx) as conn:
             return [loads(data) for (data,) in conn.execute(q.order_by(run_events.c.seq))]
 

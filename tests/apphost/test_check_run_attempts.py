@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.apphost import views
-from app.apphost.adapters import attempt_dir
+from app.apphost.judged import Judged
 from app.apphost.sync import RUN, ViewSync
 from app.core.ownership import task_check_id
 from app.core.verdict import Verdict
@@ -51,13 +51,13 @@ def store(tmp_path: Path) -> Iterator[Store]:
         opened.close()
 
 
-def syncer(store: Store, client: RepositoryClient, fake: FakeGitHub, tmp_path: Path) -> ViewSync:
+def syncer(store: Store, client: RepositoryClient, fake: FakeGitHub, judged: Judged) -> ViewSync:
     sha = fake.repos[REPO].git.sha("refs/heads/main")
     assert sha
-    return ViewSync(store, client, "r", tmp_path / "run", sha, fake.bot_login)
+    return ViewSync(store, client, "r", sha, fake.bot_login, judged=judged)
 
 
-def branch_head(fake: FakeGitHub, tmp_path: Path) -> str:
+def branch_head(fake: FakeGitHub) -> Judged:
     """1.1's branch with a commit of its own, as its plan stage left it (a passed
     plan verdict naming the head): a task's check runs sit on that head, never
     on the base commit."""
@@ -68,10 +68,7 @@ def branch_head(fake: FakeGitHub, tmp_path: Path) -> str:
     verdict = Verdict(
         stage="plan", task="1.1", token="t" * 16, passed=True, checks=[], head_after=head
     )
-    where = attempt_dir(tmp_path / "run", "1.1", "plan", 1, "")
-    where.mkdir(parents=True, exist_ok=True)
-    (where / "verdict.json").write_text(verdict.model_dump_json(), "utf-8")
-    return head
+    return Judged(latest={"1.1": verdict})
 
 
 def named(fake: FakeGitHub, name: str) -> list[s.CheckRun]:
@@ -82,8 +79,9 @@ def test_a_retried_task_and_its_resumed_run_get_new_check_runs(
     fake: FakeGitHub, client: RepositoryClient, store: Store, tmp_path: Path
 ) -> None:
     run = Run(ROADMAP, stage_attempts=1)
-    head = branch_head(fake, tmp_path)
-    sync = syncer(store, client, fake, tmp_path)
+    judged = branch_head(fake)
+    head = judged.latest["1.1"].head_after
+    sync = syncer(store, client, fake, judged)
     sync.sync(run.state)
     run.finish("1.1", "exit:1")  # the task fails; the run stops, waiting for a person
     sync.sync(run.state)
@@ -122,8 +120,8 @@ def test_a_sync_taken_over_after_a_crash_finds_the_new_check_run_it_did_not_save
     fake: FakeGitHub, client: RepositoryClient, store: Store, tmp_path: Path
 ) -> None:
     run = Run(ROADMAP, stage_attempts=1)
-    branch_head(fake, tmp_path)
-    sync = syncer(store, client, fake, tmp_path)
+    judged = branch_head(fake)
+    sync = syncer(store, client, fake, judged)
     run.finish("1.1", "exit:1")
     sync.sync(run.state)
     before = dict(store.projections.tasks("r")["1.1"])
@@ -132,7 +130,7 @@ def test_a_sync_taken_over_after_a_crash_finds_the_new_check_run_it_did_not_save
     # The executor died after creating the new check run, before saving its id.
     store.projections.merge_task("r", "1.1", {**before, "checkDigest": "lost"})
     run.finish("1.1", "exit:1")
-    again = syncer(store, client, fake, tmp_path)
+    again = syncer(store, client, fake, judged)
     again.again = True
     again.sync(run.state)
     first, second = named(fake, "ODW · 1.1")

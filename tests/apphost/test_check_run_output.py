@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from app.apphost.adapters import attempt_dir
+from app.apphost.judged import Judged
 from app.core.github_limits import CHECK_OUTPUT_LIMIT
 from app.core.verdict import Check, GateResult, Verdict
 from app.github.client import RepositoryClient
@@ -37,7 +37,7 @@ def test_70000_characters_of_non_ascii_gate_output_are_accepted_and_say_how_much
     run = Run(ROADMAP, stage_attempts=1)
     run.finish("1.1", "exit:1")
     assert sum(len(OUTPUT) for _ in GATES) == 70_000
-    head = branch_head(fake, tmp_path)
+    head = branch_head(fake).latest["1.1"].head_after
     verdict = Verdict(
         head_after=head,
         stage="plan",
@@ -47,10 +47,7 @@ def test_70000_characters_of_non_ascii_gate_output_are_accepted_and_say_how_much
         checks=[Check(name="gates", status="failed", reason="gates failed")],
         gates=[GateResult(command=g, code=1, status="failed", tail=OUTPUT) for g in GATES],
     )
-    where = attempt_dir(tmp_path / "run", "1.1", "plan", 1, "")
-    where.mkdir(parents=True, exist_ok=True)
-    (where / "verdict.json").write_text(verdict.model_dump_json(), "utf-8")
-    syncer(store, client, fake, tmp_path).sync(run.state)
+    syncer(store, client, fake, Judged(latest={"1.1": verdict})).sync(run.state)
     [check] = named(fake, "ODW · 1.1")
     text = check.output["text"]
     assert len(text.encode()) <= CHECK_OUTPUT_LIMIT

@@ -96,14 +96,14 @@ def test_a_syncer_that_lost_the_run_stops_at_its_next_save(
     tmp_path: Path,
 ) -> None:
     run = Run(ROADMAP, maxParallel=1)
-    branch_head(fake, tmp_path)
+    judged = branch_head(fake)
     run.drive_to("1.1", "design-review")
     stale = store.leases.acquire(run_lease("r"), "executor-a", ttl=0.2)
     assert stale is not None
     time.sleep(0.3)  # it stalled past its lease ...
     taken = store.leases.acquire(run_lease("r"), "executor-b", ttl=30)  # ... and b took the run
     assert taken is not None
-    successor = syncer(store, client, fake, tmp_path)
+    successor = syncer(store, client, fake, judged)
     successor.hold = taken
     successor.sync(run.state)
     saved = store.projections.tasks("r")
@@ -111,7 +111,7 @@ def test_a_syncer_that_lost_the_run_stops_at_its_next_save(
     assert saved["1.1"]["checkId"] == check.id
 
     run.drive_to("1.1", "implement")
-    late = syncer(store, client, fake, tmp_path)
+    late = syncer(store, client, fake, judged)
     late.hold = stale
     with pytest.raises(LeaseLost):
         late.sync(run.state)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.apphost import views
+from app.apphost.judged import Judged
 from app.apphost.sync import EDIT_EVERY, SETTLE, ViewSync
 from app.core.inputs import IntegrationFinished
 from app.core.integration import IntegrationReport
@@ -58,10 +59,10 @@ def store(tmp_path: Path, clock: FakeClock) -> Iterator[Store]:
         opened.close()
 
 
-def syncer(store: Store, client: RepositoryClient, fake: FakeGitHub, tmp_path: Path) -> ViewSync:
+def syncer(store: Store, client: RepositoryClient, fake: FakeGitHub, judged: Judged) -> ViewSync:
     sha = fake.repos[REPO].git.sha("refs/heads/main")
     assert sha
-    return ViewSync(store, client, "r", tmp_path / "run", sha, fake.bot_login, mention=("maint",))
+    return ViewSync(store, client, "r", sha, fake.bot_login, mention=("maint",), judged=judged)
 
 
 def patches(fake: FakeGitHub, check_id: int) -> int:
@@ -76,9 +77,9 @@ def test_progress_edits_wait_and_show_the_newest_state_in_one_write(
     fake: FakeGitHub, client: RepositoryClient, store: Store, tmp_path: Path, clock: FakeClock
 ) -> None:
     run = Run(ROADMAP, maxParallel=1)
-    branch_head(fake, tmp_path)
+    judged = branch_head(fake)
     run.drive_to("1.1", "design-review")
-    sync = syncer(store, client, fake, tmp_path)
+    sync = syncer(store, client, fake, judged)
     sync.sync(run.state)
     [check] = named(fake, "ODW · 1.1")
     assert "design-review" in check.output["title"]
@@ -112,9 +113,9 @@ def test_a_halt_no_task_tells_posts_one_notice_that_mentions_and_says_what_to_ty
     fake: FakeGitHub, client: RepositoryClient, store: Store, tmp_path: Path, clock: FakeClock
 ) -> None:
     run = Run(ROADMAP, maxParallel=2, stage_attempts=1)
-    branch_head(fake, tmp_path)
+    judged = branch_head(fake)
     run.drive_to("1.1", "design-review")
-    sync = syncer(store, client, fake, tmp_path)
+    sync = syncer(store, client, fake, judged)
     sync.sync(run.state)  # 1.1's pull request and status comment
     [pull] = [p for p in fake.pulls.values() if p.head == "roadmap-1-1"]
     assert views.halt_notice_key(run.state) is None
@@ -153,9 +154,9 @@ def test_a_landing_is_one_request_and_leaves_every_view_as_a_person_expects(
     fake: FakeGitHub, client: RepositoryClient, store: Store, tmp_path: Path, clock: FakeClock
 ) -> None:
     run = Run("# R\n\n- [ ] 1.1. Only\n", maxParallel=1)
-    branch_head(fake, tmp_path)
+    judged = branch_head(fake)
     run.drive_to("1.1", "design-review")
-    sync = syncer(store, client, fake, tmp_path)
+    sync = syncer(store, client, fake, judged)
     sync.sync(run.state)  # the draft PR, its status comment, the task's and the run's checks
     for _ in range(20):
         if run.state.task("1.1").awaiting == "integrate":

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.apphost.app_effects import SyncViews, enqueue
+from app.apphost.judged import judged
 from app.apphost.performers.base import Busy, HostContext
 from app.apphost.runs import RunKey, run_lease, run_meta
 from app.apphost.step import load_state, views_key
@@ -72,7 +73,6 @@ class ViewsPerformer:
             ctx.store,
             ctx.client(key),
             run_id,
-            ctx.run_dir(run_id),
             str(meta.get("sha") or ""),
             ctx.config.bot_login,
             repository_url=ctx.url(key).removesuffix(".git"),
@@ -80,6 +80,7 @@ class ViewsPerformer:
             again=again,
             mention=mentions(meta),
             hold=hold,
+            judged=judged(ctx.store, run_id, until=state.version),
         )
         sync.sync(state)
         if sync.later is not None:
