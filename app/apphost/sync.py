@@ -190,7 +190,7 @@ class ViewSync:
         digest = view.digest()
         if h.get(f"{slot}Digest") == digest and h.get(f"{slot}Head") == head_sha:
             return
-        if self.again:
+        if self._unsure(h, slot):
             self._adopt(h, slot, view, head_sha)
         existing = int(h[f"{slot}Id"]) if h.get(f"{slot}Id") else None
         same_head = h.get(f"{slot}Head") == head_sha
@@ -220,6 +220,7 @@ class ViewSync:
             run = self.client.checks.update_check_run(existing, fields)
         else:
             fields = self._fields(view, with_status=True)
+            self._creating(h, slot, task)
             run = self.client.checks.create_check_run(
                 view.name, head_sha, fields, replacing=existing if same_head else None
             )
@@ -260,7 +261,22 @@ class ViewSync:
         h[f"{slot}Title"] = view.title
         h[f"{slot}Done"] = view.conclusion is not None
         h[f"{slot}Conclusion"] = view.conclusion
+        h[f"{slot}Creating"] = False
         self._edited(h, slot)
+        self._save(task, h)
+
+    def _unsure(self, h: dict[str, Any], what: str) -> bool:
+        """Whether `what` may exist unrecorded: this sync was taken over
+        (`again`), or an earlier one said it was creating `what` and never
+        saved what it made (it died, or lost the run, between the request and
+        the save). Then `what` is looked up before anything is created."""
+        return self.again or bool(h.get(f"{what}Creating"))
+
+    def _creating(self, h: dict[str, Any], what: str, task: str) -> None:
+        """Record, before the request, that `what` is being created: whoever
+        syncs the run next, in any process, looks it up first (`_unsure`)
+        unless this sync saved it, so a crash in between never makes two."""
+        h[f"{what}Creating"] = True
         self._save(task, h)
 
     def _fields(self, view: views.CheckView, *, with_status: bool) -> CheckRunFields:
@@ -377,7 +393,7 @@ class ViewSync:
         if h.get("comment") and t.status == "running" and self._held(h, "comment", t.id):
             return
         number, comments = int(h["pull"]), self.client.comments
-        if not h.get("comment") and (h.get("adopted") or self.again):
+        if not h.get("comment") and (h.get("adopted") or self._unsure(h, "comment")):
             found = comments.find_marked_comment(number, views.marker(t.id), self.bot_login)
             if found is not None:
                 h["comment"] = found.id
@@ -385,12 +401,14 @@ class ViewSync:
             try:
                 comments.edit_comment(int(h["comment"]), body)
             except NotFound:  # someone deleted it: recreate it once
+                self._creating(h, "comment", t.id)
                 created = comments.create_comment(number, body)
                 h["comment"], h["commentNode"] = created.id, created.node_id
         else:
+            self._creating(h, "comment", t.id)
             created = comments.create_comment(number, body)
             h["comment"], h["commentNode"] = created.id, created.node_id
-        h["commentDigest"] = digest
+        h["commentDigest"], h["commentCreating"] = digest, False
         self._edited(h, "comment")
         self._save(t.id, h)
 
@@ -411,9 +429,11 @@ class ViewSync:
             return
         number, comments = int(h["pull"]), self.client.comments
         marker = views.notice_marker(t.id, key)
-        found = comments.find_marked_comment(number, marker, self.bot_login) if self.again else None
+        unsure = self._unsure(h, "notice")
+        found = comments.find_marked_comment(number, marker, self.bot_login) if unsure else None
         if found is None:
             body = views.notice_comment(s, t, links, latest, self.mention)
+            self._creating(h, "notice", t.id)
             found = comments.create_comment(number, body)
             log.info(
                 "notified %s on pull request #%s: task %s %s",
@@ -424,6 +444,7 @@ class ViewSync:
             )
         older = [n for n in h.get("notices") or [] if n and n != found.node_id]
         h["noticeKey"], h["notices"] = key, [*older, found.node_id]
+        h["noticeCreating"] = False
         self._save(t.id, h)
         for node_id in older:
             try:
@@ -454,8 +475,10 @@ class ViewSync:
             return
         number, comments = int(waiting[0]["pull"]), self.client.comments
         marker = views.notice_marker("run", key)
-        found = comments.find_marked_comment(number, marker, self.bot_login) if self.again else None
+        unsure = self._unsure(run, "haltNotice")
+        found = comments.find_marked_comment(number, marker, self.bot_login) if unsure else None
         if found is None:
+            self._creating(run, "haltNotice", RUN)
             comments.create_comment(number, views.halt_notice(s, key, self.mention))
             log.info(
                 "notified %s on pull request #%s: run %s halted",
@@ -463,7 +486,7 @@ class ViewSync:
                 number,
                 self.run_id,
             )
-        run["haltNotice"] = key
+        run["haltNotice"], run["haltNoticeCreating"] = key, False
         self._save(RUN, run)
 
     def _close(self, s: RunState, t: TaskState, h: dict[str, Any]) -> None:

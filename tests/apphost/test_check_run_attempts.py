@@ -137,3 +137,45 @@ def test_a_sync_taken_over_after_a_crash_finds_the_new_check_run_it_did_not_save
     assert (first.conclusion, second.conclusion) == ("failure", "failure")
     assert store.projections.tasks("r")["1.1"]["checkId"] == second.id
     assert reopening_patches(fake.check_runs.values()) == []
+
+
+class Died(BaseException):
+    """The process dying: nothing after the request that reached GitHub runs."""
+
+
+@pytest.mark.parametrize(
+    ("part", "method"),
+    [("checks", "create_check_run"), ("comments", "create_comment")],
+    ids=["check-run", "status-comment"],
+)
+def test_a_sync_that_died_after_creating_before_saving_is_not_repeated_by_the_next(
+    fake: FakeGitHub,
+    client: RepositoryClient,
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+    part: str,
+    method: str,
+) -> None:
+    """The next sync may run in another process that was never told of the
+    crash (its entry is new, not claimed again): what the dead one said it was
+    creating is looked up before anything is created."""
+    run = Run(ROADMAP, stage_attempts=1)
+    judged = branch_head(fake)
+    real = getattr(getattr(client, part), method)
+
+    def request_then_die(*args: object, **kwargs: object) -> None:
+        real(*args, **kwargs)
+        raise Died
+
+    with monkeypatch.context() as m:
+        m.setattr(getattr(client, part), method, request_then_die)
+        with pytest.raises(Died):
+            syncer(store, client, fake, judged).sync(run.state)
+    run.finish("1.1", "pass")
+    syncer(store, client, fake, judged).sync(run.state)
+    [check] = named(fake, "ODW · 1.1")
+    assert len(named(fake, views.RUN_CHECK)) == 1
+    saved = store.projections.tasks("r")["1.1"]
+    assert saved["checkId"] == check.id
+    [comment] = [c for c in fake.comments.values() if c.number == saved["pull"]]
+    assert saved["comment"] == comment.id
