@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from app.apphost.performers.base import HostConfig, HostContext
+from app.apphost.runs import RunKey, run_meta
+from app.apphost.unpacked import unpack_judged
+from app.core.pipeline import STAGES
+from app.github import GitHubApp
+from app.github.auth import AppCredentials
+from app.gitops.evidence.assess import stage_verdicts
 from tests.apphost.harness import CHAIN, ODW_YML, Service, explain, results, wait_until
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.actions_runner import LocalActions
@@ -29,6 +37,7 @@ def test_a_stage_without_its_marker_fails_the_task_and_shows_assessment_and_salv
     sample: Repository,
     actions: LocalActions,
     agent_script: Path,
+    tmp_path: Path,
 ) -> None:
     agent_script.write_text(json.dumps({"1.1": {"implement": ["no-marker"] * 10}}))
     service.run_app()
@@ -88,6 +97,25 @@ def test_a_stage_without_its_marker_fails_the_task_and_shows_assessment_and_salv
     assert any(x.startswith("verdict implement attempt ") for x in block), block
     assert f"assessment {rows['1.1']['assessment']['classification']}" in block
     assert f"pull request {fake.host_url}/{sample.full_name}/pull/{pull.number}" in block
+    # Another process (its own data directory) assessing this task reads the
+    # same evidence: each judged attempt's artifact comes again from its run.
+    elsewhere = tmp_path / "elsewhere"
+    store = service.store()
+    try:
+        other = HostContext(
+            store,
+            GitHubApp(AppCredentials(fake.app_id, fake.private_key_pem), fake.api_url),
+            HostConfig(data_dir=elsewhere),
+            clock=lambda: datetime.now(UTC),
+        )
+        key = RunKey.from_json(run_meta(store, run["run"])["key"])
+        came = unpack_judged(other, other.client(key), run["run"], "1.1")
+        judged = [e for e in store.events.load(run["run"]) if e["type"] == "attempt-judged"]
+    finally:
+        store.close()
+    here = stage_verdicts(other.run_dir(run["run"]), "1.1", set(STAGES))
+    assert came == len(here) == len([e for e in judged if e["task"] == "1.1"]) > 0
+    assert any(v.salvage.files for v, _ in here)  # the bundle salvage commits
 
 
 def test_an_invalid_odw_yml_gives_a_failing_config_check_and_dispatches_nothing(

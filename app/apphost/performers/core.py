@@ -28,12 +28,12 @@ from app.apphost.pr_landing import RunLanding
 from app.apphost.runs import RunKey, run_meta
 from app.apphost.step import load_state
 from app.apphost.sync import base_head
+from app.apphost.unpacked import Unpacked, unpack_judged
 from app.core.effects import DispatchStage, Effect
 from app.core.identity import Identity
 from app.core.inputs import IntegrationFinished
 from app.core.state import RunState
 from app.engine.perform import gave_up, perform
-from app.gitops.evidence.assess import LocalAssessor, LocalSalvager
 from app.metrics import INTEGRATION_ATTEMPTS, LANDINGS
 
 log = logging.getLogger("odw.apphost")
@@ -129,8 +129,12 @@ class CorePerformer:
                 landing=RunLanding(ctx.store, run_id),
             )
 
-        def evidence() -> tuple[LocalAssessor, LocalSalvager]:
-            return evidence_ports(ctx.clone(key), ctx.run_dir(run_id), identity)
+        def evidence() -> tuple[Unpacked, Unpacked]:
+            assessor, salvager = evidence_ports(ctx.clone(key), ctx.run_dir(run_id), identity)
+            ported = Unpacked(
+                assessor, salvager, lambda task: unpack_judged(ctx, ctx.client(key), run_id, task)
+            )
+            return ported, ported
 
         return AppPorts(stages, integrator, evidence, clock=ctx.clock)
 
