@@ -151,12 +151,7 @@ class Outbox(Part):
         with self._write() as conn:
             n = conn.execute(
                 update(outbox)
-                .where(
-                    outbox.c.key == key,
-                    outbox.c.status == "in_flight",
-                    outbox.c.lease_owner == owner,
-                    outbox.c.attempts == attempt,
-                )
+                .where(*_held_by(key, owner, attempt))
                 .values(lease_expires_at=now + lease_seconds, updated_at=now)
             ).rowcount
         return n == 1
@@ -221,15 +216,20 @@ class Outbox(Part):
         with self._tx(tx) as conn:
             n = conn.execute(
                 update(outbox)
-                .where(
-                    outbox.c.key == key,
-                    outbox.c.status == "in_flight",
-                    outbox.c.lease_owner == owner,
-                    outbox.c.attempts == attempt,
-                )
+                .where(*_held_by(key, owner, attempt))
                 .values(**values, lease_owner=None, lease_expires_at=None, updated_at=self.clock())
             ).rowcount
         return n == 1
+
+
+def _held_by(key: str, owner: str, attempt: int) -> tuple[Any, ...]:
+    """The claim's fence: `key` is in flight, claimed by `owner` at `attempt`."""
+    return (
+        outbox.c.key == key,
+        outbox.c.status == "in_flight",
+        outbox.c.lease_owner == owner,
+        outbox.c.attempts == attempt,
+    )
 
 
 def _effect(row) -> Effect:  # type: ignore[no-untyped-def]
