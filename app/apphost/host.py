@@ -79,7 +79,9 @@ class AppHost:
             log.info("ODW_APP_ID / ODW_PRIVATE_KEY(_PATH) unset: webhooks are stored, not acted on")
             return None
         github = GitHubApp.from_settings(settings)
-        slug = github.identify()
+        # Once: `odw serve` asks again every few seconds while GitHub does not
+        # answer, and must stay responsive (healthy, stoppable) meanwhile.
+        slug = github.identify(attempts=1)
         log.info("the App is %s (bot %s)", slug, github.bot_login)
         return cls(
             store,

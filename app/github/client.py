@@ -8,7 +8,7 @@ its use (`checks: write` for check runs, `actions: read` for artifacts, ...).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from github import Github
@@ -97,15 +97,17 @@ class GitHubApp:
         jwt = _HeaderAuth("Bearer", lambda: ctx.credentials.jwt(ctx.clock.now()), ctx)
         return _github(ctx, jwt)
 
-    def identify(self) -> str:
+    def identify(self, *, attempts: int | None = None) -> str:
         """Read the App's slug from GitHub (`GET /app`, with the App's JWT) and
         take `<slug>[bot]` as the bot login from now on (and its page on GitHub
         as `html_url`); returns the slug.
 
         The slug is GitHub's answer, never a setting, so the comments and pull
         requests ODW trusts as its own are those of the App that holds the key
-        (https://docs.github.com/rest/apps/apps#get-the-authenticated-app)."""
-        data = self.authenticated_app()
+        (https://docs.github.com/rest/apps/apps#get-the-authenticated-app).
+        `attempts` bounds the tries (the policy's otherwise): a caller that asks
+        again on its own schedule does not wait through the policy's backoff."""
+        data = self.authenticated_app(attempts=attempts)
         slug, self.html_url = str(data["slug"]), str(data.get("html_url") or "")
         self.context.bot_login = f"{slug}[bot]"
         return slug
@@ -122,17 +124,20 @@ class GitHubApp:
 
         return run(ctx, 0, "apps.installation", read)
 
-    def authenticated_app(self) -> dict[str, object]:
+    def authenticated_app(self, *, attempts: int | None = None) -> dict[str, object]:
         """The App as GitHub knows it (`GET /app` with the App's JWT); raises
         `Unauthorized` when GitHub refuses the JWT: an App id and a key that do
         not belong together."""
         app = self._as_app()
+        ctx = self.context
+        if attempts is not None:
+            ctx = replace(ctx, policy=replace(ctx.policy, max_attempts=attempts))
 
         def read() -> dict[str, object]:
             _, data = app.requester.requestJsonAndCheck("GET", "/app")
             return dict(data)
 
-        return run(self.context, 0, "apps.get-authenticated", read)
+        return run(ctx, 0, "apps.get-authenticated", read)
 
     def repository(self, installation_id: int, full_name: str) -> RepositoryClient:
         if full_name.count("/") != 1 or not all(full_name.split("/")):

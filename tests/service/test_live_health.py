@@ -15,6 +15,7 @@ import pytest
 
 from app.store.heartbeats import STALE_SECONDS
 from tests.fakegithub import FakeGitHub
+from tests.fakegithub.faults import server_error
 from tests.fakegithub.oracles import REST_OPENAPI, require_oracle
 from tests.service.live import free_port, request, running_service
 from tests.service.test_live_service import session_processes
@@ -93,3 +94,34 @@ def test_healthz_reports_what_github_answered_at_start(tmp_path: Path, fake: Fak
         status, body = healthz(port)
         assert (status, body["github"]) == (200, "unreachable")
     assert "ODW_GITHUB_API_URL: GitHub did not accept or answer GET /app" in log.read_text()
+
+
+def test_a_service_started_while_github_fails_is_healthy_at_once_and_acts_once_github_answers(
+    tmp_path: Path, fake: FakeGitHub
+) -> None:
+    """GitHub failing `GET /app` at start (the start check's one try, then the
+    host's) costs no backoff: the service answers at once, and the App's work
+    starts when GitHub answers the next ask, a few seconds later."""
+    require_oracle(REST_OPENAPI)
+    fake.inject("GET", "/app", server_error(502), times=2)
+    key = fake.write_private_key(tmp_path)
+    log = tmp_path / "serve.log"
+    began = time.monotonic()
+    with running_service(
+        tmp_path / "data",
+        SECRET,
+        log,
+        ODW_GITHUB_API_URL=fake.api_url,
+        ODW_APP_ID=str(fake.app_id),
+        ODW_PRIVATE_KEY_PATH=str(key),
+    ) as (port, _):
+        assert time.monotonic() - began < 15, "the service waited through GitHub's backoff"
+        status, body = healthz(port)
+        assert (status, body["github"]) == (200, "unreachable")
+        deadline = time.monotonic() + 30
+        said = f"the App is {fake.app_slug} "
+        while said not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.2)
+    text = log.read_text()
+    assert said in text, text[-2000:]
+    assert text.count("GitHub did not say who the App is") == 1
