@@ -61,6 +61,8 @@ class Webhooks:
         self._held: dict[str, list[s.Delivery]] = {}  # event -> deliveries held back
         self._queue: queue.Queue[s.Delivery | None] = queue.Queue()
         self._thread: threading.Thread | None = None
+        self._receivers: list[str] = []  # several: taken in turn, as a load balancer does
+        self._turn = 0
 
     # -- faults ----------------------------------------------------------------
 
@@ -82,6 +84,39 @@ class Webhooks:
         self._late[key] = self._late.get(key, 0) + n
 
     # -- delivery -------------------------------------------------------------
+
+    def receivers(self, urls: list[str]) -> None:
+        """Deliver to `urls` in turn, as a load balancer in front of several
+        `odw serve` would; one that refuses the connection (down) is skipped
+        and the next one tried. Replaces `url` while set."""
+        with self.fake.lock:
+            self._receivers = list(urls)
+            self._turn = 0
+
+    def redeliver_failed(self) -> int:
+        """Send again every delivery whose last attempt got no 2xx answer; how many.
+
+        GitHub keeps each delivery and its answer, and lets the owner redeliver
+        the failed ones, with the same `X-GitHub-Delivery` GUID
+        (https://docs.github.com/en/webhooks/testing-and-troubleshooting-webhooks/redelivering-webhooks).
+        """
+        with self.fake.lock:
+            failed = {
+                d.id: d
+                for d in self.delivered
+                if d.status is not None and not 200 <= d.status < 300
+            }
+        for delivery in failed.values():
+            self._queue.put(delivery)
+        return len(failed)
+
+    def _targets(self) -> list[str]:
+        with self.fake.lock:
+            if not self._receivers:
+                return [self.url] if self.url else []
+            turn = self._turn % len(self._receivers)
+            self._turn += 1
+            return self._receivers[turn:] + self._receivers[:turn]
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._deliver_all, daemon=True)
@@ -117,7 +152,7 @@ class Webhooks:
                 self._held.setdefault(event, []).append(delivery)
                 return delivery
             released = self._held.pop(event, [])
-        if self.url:
+        if self.url or self._receivers:
             for _ in range(copies):
                 self._queue.put(delivery)
             for late in released:
@@ -146,12 +181,17 @@ class Webhooks:
                 + hmac.new(self.secret.encode(), body, hashlib.sha1).hexdigest(),
                 "X-Hub-Signature-256": sign(self.secret, body),
             }
-            try:
-                answer = requests.post(str(self.url), data=body, headers=headers, timeout=10)
+            delivery.status = 0  # no receiver answered (GitHub's "failed to connect")
+            for url in self._targets():
+                try:
+                    answer = requests.post(url, data=body, headers=headers, timeout=10)
+                except requests.RequestException as exc:
+                    if _refused(exc):
+                        continue
+                    break
                 delivery.status = answer.status_code
                 delivery.answers.append(answer.text)
-            except requests.RequestException:
-                delivery.status = 0
+                break
 
     # -- payloads ---------------------------------------------------------------
 
@@ -455,6 +495,23 @@ class Webhooks:
             body.setdefault("steps", [])
         data["workflow_job"] = body
         return repo
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether the receiver refused the connection (nothing listens): the
+    request never reached it, so another receiver may take it."""
+    todo: list[object] = [exc]
+    seen: set[int] = set()
+    while todo:
+        item = todo.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, ConnectionRefusedError):
+            return True
+        if isinstance(item, BaseException):
+            todo.extend([*item.args, item.__cause__, item.__context__, getattr(item, "reason", None)])
+    return False
 
 
 def _user(template: Any, ours: dict[str, Any]) -> dict[str, Any]:
