@@ -510,7 +510,9 @@ def _refused(exc: BaseException) -> bool:
         if isinstance(item, ConnectionRefusedError):
             return True
         if isinstance(item, BaseException):
-            todo.extend([*item.args, item.__cause__, item.__context__, getattr(item, "reason", None)])
+            todo.extend(
+                [*item.args, item.__cause__, item.__context__, getattr(item, "reason", None)]
+            )
     return False
 
 

@@ -53,7 +53,8 @@ def repeated_effects(requests: list[dict[str, Any]]) -> list[str]:
         if not 200 <= status < 300 or match is None:
             continue
         repo, rest, method = match["repo"], match["rest"], entry.get("method")
-        body = entry.get("body") if isinstance(entry.get("body"), dict) else {}
+        given = entry.get("body")
+        body: dict[str, Any] = given if isinstance(given, dict) else {}
         if method == "PUT" and re.fullmatch(r"pulls/\d+/merge", rest):
             seen["merge", repo, rest] += 1
         elif method == "POST" and rest == "check-runs":

@@ -114,8 +114,7 @@ def soak(root: Path, database_url: str, size: Size) -> Outcome:
         installation = fake.install("octo", list(tasks))
         _wait(
             lambda: all(
-                store.installations.installation_for_repository(r) == installation.id
-                for r in tasks
+                store.installations.installation_for_repository(r) == installation.id for r in tasks
             ),
             60,
         )
