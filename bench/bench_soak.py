@@ -34,9 +34,11 @@ def _size() -> Size:
 
 
 def _run(size: Size, name: str) -> Outcome:
-    with tempfile.TemporaryDirectory(prefix=f"odw-soak-{name}-") as tmp:
-        with postgres_schema_url() as url:
-            return soak(Path(tmp), url, size)
+    with (
+        tempfile.TemporaryDirectory(prefix=f"odw-soak-{name}-") as tmp,
+        postgres_schema_url() as url,
+    ):
+        return soak(Path(tmp), url, size)
 
 
 def main() -> None:
