@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from tests.fakegithub import FakeGitHub
 from tests.fakegithub.oracles import WEBHOOK_EXAMPLES, WEBHOOK_SCHEMAS, require_oracle
 from tests.fakegithub.state import Repository
 from tests.github.conftest import REPO
+from tests.service.live import free_port
 
 SECRET = "fake-to-odw-secret"
 
@@ -187,11 +189,12 @@ def _url_fields(node: Any) -> Iterator[tuple[str, str]]:
             yield from _url_fields(value)
 
 
-@pytest.fixture
-def odw(tmp_path: Path) -> Iterator[tuple[str, Store]]:
-    """ODW's real webhook endpoint, served on loopback."""
-    store = Store.open(f"sqlite:///{tmp_path / 'odw.sqlite3'}")
-    settings = Settings(webhook_secret=SECRET, data_dir=tmp_path)  # type: ignore[arg-type]
+@contextmanager
+def endpoint(data_dir: Path) -> Iterator[tuple[str, Store]]:
+    """ODW's real webhook endpoint, served on loopback, storing under `data_dir`."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    store = Store.open(f"sqlite:///{data_dir / 'odw.sqlite3'}")
+    settings = Settings(webhook_secret=SECRET, data_dir=data_dir)  # type: ignore[arg-type]
     server = make_server("127.0.0.1", 0, create_app(settings, store), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -200,6 +203,12 @@ def odw(tmp_path: Path) -> Iterator[tuple[str, Store]]:
     finally:
         server.shutdown()
         store.close()
+
+
+@pytest.fixture
+def odw(tmp_path: Path) -> Iterator[tuple[str, Store]]:
+    with endpoint(tmp_path) as found:
+        yield found
 
 
 def test_signed_deliveries_are_accepted_by_odw_and_drops_and_duplicates_happen_on_demand(
@@ -272,3 +281,41 @@ def test_a_late_delivery_reaches_odw_after_the_next_of_its_event(
         ("workflow_run", "completed"),
     ]
     assert store.inbox.get(fake.webhooks.delivered[-1].id) is not None
+
+
+def test_several_receivers_take_deliveries_in_turn_and_a_refusing_one_is_skipped(
+    fake: FakeGitHub, repo: Repository, tmp_path: Path
+) -> None:
+    down = f"http://127.0.0.1:{free_port()}/webhooks"  # nothing listens: refused
+    with endpoint(tmp_path / "a") as (a, store_a), endpoint(tmp_path / "b") as (b, store_b):
+        fake.webhooks.secret = SECRET
+        fake.webhooks.receivers([down, a, b])
+        for n in range(4):
+            fake.comment_as("octo", REPO, fake.open_issue(REPO), f"/odw help {n}")
+        fake.webhooks.flush()
+        sent = [d for d in fake.webhooks.delivered if d.event == "issue_comment"]
+        assert [d.status for d in sent] == [202] * 4
+        took = [
+            "a" if store_a.inbox.get(d.id) else "b" if store_b.inbox.get(d.id) else "-"
+            for d in sent
+        ]
+        # Turns: down (refused, so a), a, b, down again (so a).
+        assert took == ["a", "a", "b", "a"]
+
+
+def test_failed_deliveries_are_redelivered_with_their_ids(
+    fake: FakeGitHub, repo: Repository, odw: tuple[str, Store]
+) -> None:
+    url, store = odw
+    fake.webhooks.secret = SECRET
+    fake.webhooks.receivers([f"http://127.0.0.1:{free_port()}/webhooks"])
+    fake.comment_as("octo", REPO, fake.open_issue(REPO), "/odw help")
+    fake.webhooks.flush()
+    (failed,) = [d for d in fake.webhooks.delivered if d.event == "issue_comment"]
+    assert failed.status == 0 and store.inbox.get(failed.id) is None
+    fake.webhooks.receivers([url])
+    assert fake.webhooks.redeliver_failed() >= 1
+    fake.webhooks.flush()
+    assert failed.status == 202
+    assert store.inbox.get(failed.id) is not None
+    assert fake.webhooks.redeliver_failed() == 0
