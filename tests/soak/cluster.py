@@ -44,6 +44,7 @@ class Process:
         else:
             argv = [odw_executable(), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
         with self.log_path.open("ab") as log:
+            since = log.tell()  # the log of this start, not of the one before
             self.proc = subprocess.Popen(
                 argv,
                 env=service_env(self.data_dir, self.secret, **self.env),
@@ -52,17 +53,17 @@ class Process:
                 start_new_session=True,
             )
         try:
-            self._wait_started(self.proc)
+            self._wait_started(self.proc, since)
         except BaseException:
             self.kill()
             raise
 
-    def _wait_started(self, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    def _wait_started(self, proc: subprocess.Popen[bytes], since: int, timeout: float = 60) -> None:
         if self.port is not None:
             wait_healthy(self.port, proc, timeout)
             return
         deadline = time.monotonic() + timeout
-        while "worker started" not in self.log_path.read_text(errors="replace"):
+        while b"worker started" not in self.log_path.read_bytes()[since:]:
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"{self.name} did not start: see {self.log_path}")
             time.sleep(0.1)

@@ -132,7 +132,11 @@ def soak(root: Path, database_url: str, size: Size) -> Outcome:
         cluster.ensure_running()
         if not _settle(fake, store, 120):
             notes.append("did not settle within 120 s after the chaos stopped")
-        effects = sum(1 for e in store.outbox.list() if e.status == "done")
+        outbox = store.outbox.list()
+        effects = sum(1 for e in outbox if e.status == "done")
+        dead = [e.key for e in outbox if e.status == "dead"]
+        if dead:
+            notes.append(f"effects given up (dead): {dead[:5]}")
         delivered = len({d.id for d in fake.webhooks.delivered if d.status and d.status < 300})
         result = audit(fake, store, tasks)
         figures = Figures(landed_at - began, delivered, effects, sum(result.landed.values()))
