@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.store import Store
-from tests.apphost.harness import AGENT, FINAL_DELIVERY, ODW_YML, app_env, sample_files
+from tests.apphost.harness import (
+    AGENT,
+    FINAL_DELIVERY,
+    ODW_YML,
+    app_env,
+    sample_files,
+    wait_until,
+)
 from tests.conftest import odw_executable
 from tests.fakegithub import FakeGitHub
 from tests.fakegithub.actions_runner import LocalActions
@@ -112,11 +118,12 @@ def soak(root: Path, database_url: str, size: Size) -> Outcome:
         for repo in tasks:
             fake.create_repository(repo, sample_files(text, ODW_YML))
         installation = fake.install("octo", list(tasks))
-        _wait(
+        wait_until(
+            "the cluster to record the installation",
             lambda: all(
                 store.installations.installation_for_repository(r) == installation.id for r in tasks
             ),
-            60,
+            timeout=60,
         )
         cli_env = service_env(root / "cli", fake.webhooks.secret, ODW_DATABASE_URL=database_url)
         cli_env.update(env)
@@ -126,18 +133,18 @@ def soak(root: Path, database_url: str, size: Size) -> Outcome:
         for repo in tasks:
             _app_run(repo, cli_env)
         landed_at = _until_landed(fake, tasks, began + size.bound)
+        # The figures are for the time to landed; the settling after is not timed.
+        delivered = len({d.id for d in fake.webhooks.delivered if d.status and d.status < 300})
+        effects = sum(1 for e in store.outbox.list() if e.status == "done")
         if chaos is not None:
             chaos.stop()
             notes += chaos.errors
         cluster.ensure_running()
         if not _settle(fake, store, 120):
             notes.append("did not settle within 120 s after the chaos stopped")
-        outbox = store.outbox.list()
-        effects = sum(1 for e in outbox if e.status == "done")
-        dead = [e.key for e in outbox if e.status == "dead"]
+        dead = [e.key for e in store.outbox.list() if e.status == "dead"]
         if dead:
             notes.append(f"effects given up (dead): {dead[:5]}")
-        delivered = len({d.id for d in fake.webhooks.delivered if d.status and d.status < 300})
         result = audit(fake, store, tasks)
         figures = Figures(landed_at - began, delivered, effects, sum(result.landed.values()))
         if actions.errors:
@@ -195,11 +202,3 @@ def _settle(fake: FakeGitHub, store: Store, timeout: float) -> bool:
         fake.webhooks.redeliver_failed()
         time.sleep(1)
     return False
-
-
-def _wait(pred: Callable[[], bool], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise TimeoutError("the installation was not recorded by the cluster")
-        time.sleep(0.2)
