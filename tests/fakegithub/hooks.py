@@ -63,6 +63,7 @@ class Webhooks:
         self._thread: threading.Thread | None = None
         self._receivers: list[str] = []  # several: taken in turn, as a load balancer does
         self._turn = 0
+        self._again: set[str] = set()  # ids queued for redelivery, not sent yet
 
     # -- faults ----------------------------------------------------------------
 
@@ -99,13 +100,15 @@ class Webhooks:
         GitHub keeps each delivery and its answer, and lets the owner redeliver
         the failed ones, with the same `X-GitHub-Delivery` GUID
         (https://docs.github.com/en/webhooks/testing-and-troubleshooting-webhooks/redelivering-webhooks).
+        One already waiting to be sent again is not queued twice.
         """
         with self.fake.lock:
             failed = {
                 d.id: d
                 for d in self.delivered
-                if d.status is not None and not 200 <= d.status < 300
+                if d.status is not None and not 200 <= d.status < 300 and d.id not in self._again
             }
+            self._again |= failed.keys()
         for delivery in failed.values():
             self._queue.put(delivery)
         return len(failed)
@@ -167,6 +170,8 @@ class Webhooks:
             if "_flush" in delivery.payload:
                 delivery.payload["_flush"].set()
                 continue
+            with self.fake.lock:
+                self._again.discard(delivery.id)
             self.delivered.append(delivery)
             body = json.dumps(delivery.payload).encode()
             headers = {
