@@ -9,6 +9,7 @@ unpacked its artifacts.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from app.core import events as ev
@@ -34,12 +35,20 @@ class Judged:
         times[name] = times.get(name, 0.0) + spent
 
 
-def judged(store: Store, run_id: str, *, until: int | None = None) -> Judged:
-    """Fold the run's `attempt-judged` events up to version `until`, oldest first
-    (the version of the state the views are drawn from)."""
-    found = Judged()
+def attempts_judged(
+    store: Store, run_id: str, *, until: int | None = None
+) -> Iterator[ev.AttemptJudged]:
+    """The run's `attempt-judged` events up to version `until`, oldest first."""
     for row in store.events.load(run_id, until=until, types=("attempt-judged",)):
         event = ev.event_from_json(row)
         if isinstance(event, ev.AttemptJudged):
-            found.add(event)
+            yield event
+
+
+def judged(store: Store, run_id: str, *, until: int | None = None) -> Judged:
+    """Fold the run's judged attempts up to version `until` (the version of the
+    state the views are drawn from)."""
+    found = Judged()
+    for event in attempts_judged(store, run_id, until=until):
+        found.add(event)
     return found

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.apphost.adapters import attempt_dir
+from app.apphost.judged import attempts_judged
 from app.apphost.performers.base import HostContext
 from app.apphost.performers.ingest import IngestPerformer, VerdictGitHub
 from app.apphost.stage_runs import dispatch_record
-from app.core import events as ev
 from app.core.assessment import Assessment, SalvageResult
 from app.core.effects import Assess, Salvage
 from app.core.keys import attempt_key
@@ -32,9 +32,9 @@ log = logging.getLogger("odw.apphost")
 def unpack_judged(context: HostContext, client: VerdictGitHub, run_id: str, task: str) -> int:
     """Download the artifact of each judged attempt of `task` missing here; how many came."""
     store, run_dir, came = context.store, context.run_dir(run_id), 0
-    for row in store.events.load(run_id, types=("attempt-judged",)):
-        e = ev.event_from_json(row)
-        if not isinstance(e, ev.AttemptJudged) or e.task != task or e.verdict is None:
+    ingest = IngestPerformer(context)
+    for e in attempts_judged(store, run_id):
+        if e.task != task or e.verdict is None:
             continue
         if (attempt_dir(run_dir, task, e.stage, e.attempt, e.lane) / "verdict.json").is_file():
             continue
@@ -47,7 +47,6 @@ def unpack_judged(context: HostContext, client: VerdictGitHub, run_id: str, task
         except GitHubError as exc:
             log.info("workflow run %s of %s: not read again: %s", workflow_run, key, exc)
             continue
-        ingest = IngestPerformer(context)
         verdict, fault = ingest.verdict_of(
             client, run, run_id, task, e.stage, e.attempt, e.lane, e.token
         )

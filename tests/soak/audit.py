@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.store import Store
-from tests.apphost.harness import FINAL_DELIVERY
+from tests.apphost.harness import FINAL_DELIVERY, trailers
 from tests.fakegithub import FakeGitHub
 
 REPO_PATH = re.compile(r"/repos/(?P<repo>[^/]+/[^/]+)/(?P<rest>.*)$")
@@ -31,15 +31,9 @@ class Audit:
         return not (self.missing or self.landed_twice or self.effects_twice or self.lost)
 
 
-def landings(fake: FakeGitHub, repo: str, base: str = "main") -> Counter[str]:
-    """Task id -> how many commits on `base` carry its `ODW-Task` trailer."""
-    out = fake.repos[repo].git.git("log", "--format=%B%x1e", f"refs/heads/{base}")
-    return Counter(
-        line.removeprefix("ODW-Task: ").strip()
-        for commit in out.split("\x1e")
-        for line in commit.splitlines()
-        if line.startswith("ODW-Task: ")
-    )
+def landings(fake: FakeGitHub, repo: str) -> Counter[str]:
+    """Task id -> how many commits on main carry its `ODW-Task` trailer."""
+    return Counter(trailers(fake.repos[repo]))
 
 
 def repeated_effects(requests: list[dict[str, Any]]) -> list[str]:
