@@ -76,7 +76,10 @@ def test_the_dashboard_shows_a_failed_task_its_assessment_salvage_and_the_halt(
         assert "octo/demo" in page.locator("table.installations").inner_text()
         assert "workflow_run" in page.locator("table.deliveries").inner_text()
 
-        page.click(f"text={run_id}")
+        # Until the page's `load` event its stylesheet may not apply yet: a
+        # node's computed fill is then SVG's default black, for every status.
+        with page.expect_navigation(wait_until="load"):
+            page.click(f"text={run_id}")
         page.wait_for_selector("#graph svg")
         # The graph: the failed node, coloured as failed, and the edge it blocks.
         failed = page.locator('#graph [data-task="1.1"]')
